@@ -15,9 +15,12 @@ clang libclang-rt-14-dev"
 
 # Test-only packages: what `./build.sh test` adds for the tests of the places researchers
 # work (tests/sh/test_slurm.sh: a real single-node Slurm; tests/sh/test_kernel.sh: the
-# Jupyter kernel run by nbclient). The tour (`./build.sh`) never installs them; where they
-# cannot be installed those tests print why and skip.
-TEST_PACKAGES="slurmctld slurmd slurm-client munge python3-ipykernel python3-nbclient python3-nbformat"
+# Jupyter kernel run by nbclient) and of traces from a real profiler
+# (tests/sh/test_record_traces.sh: PyTorch on CPU records training steps that dlbench reads).
+# The tour (`./build.sh`) never installs them; where they cannot be installed those tests
+# print why and skip.
+TEST_PACKAGES="slurmctld slurmd slurm-client munge python3-ipykernel python3-nbclient python3-nbformat
+python3-torch"
 
 # Benchmark-only packages: what `./build.sh bench` adds (tests/bench/bench_plot.sh times
 # figures as whole processes with hyperfine against Debian's matplotlib).
@@ -212,13 +215,12 @@ case "${1:-tour}" in
   tour)
     need_packages
     build release
-    mkdir -p out
-    build/bin/dlbench run notebooks/tour.lua
+    build/bin/dlbench run notebooks/tour.lua   # writes into out/, which it creates
     ;;
   test)
     need_packages
     # the test-only packages: a failure to install them skips their tests, not the suite
-    (need_packages "$TEST_PACKAGES") || echo "build.sh: test packages not installed; the Slurm and Jupyter tests will skip"
+    (need_packages "$TEST_PACKAGES") || echo "build.sh: test packages not installed; the Slurm, Jupyter and PyTorch trace tests will skip"
     build release asan
     tests/run.sh release asan
     ;;
@@ -229,7 +231,9 @@ case "${1:-tour}" in
   gallery)
     need_packages
     build release
-    build/bin/dlbench run notebooks/gallery.lua
+    build/bin/dlbench run notebooks/gallery.lua out
+    # the README's small copies, refreshed in the source tree
+    cp out/gallery/readme/*.png docs/gallery/
     ;;
   bench)
     need_packages

@@ -1,5 +1,7 @@
 -- gallery.lua — one of each figure type dlb.plot draws, into out/gallery/ (PNG, PDF and
--- SVG), with small PNG copies in docs/gallery/ for the README. Run: ./build.sh gallery
+-- SVG), with small PNG copies for the README in out/gallery/readme/ (`./build.sh gallery`
+-- runs it and copies those into docs/gallery/).
+--   dlbench run notebooks/gallery.lua [outdir]   (default out/; everything in OUTDIR/gallery/)
 -- The numbers are illustrative shapes, not measurements (each says where its shape is from).
 local dlb = require "dlbench"
 -- this notebook reproduces numbers counted before framework profiles (issue [18]): it pins
@@ -7,12 +9,12 @@ local dlb = require "dlbench"
 dlb.frameworks.default("none")
 local plot = dlb.plot
 
--- Tests run this file with a global DLB_GALLERY = {out=, docs=, strict=true}: their own
--- folders, and overlapping text an error instead of a message.
+-- Tests run this file with their own output folder (arg[1]) and a global DLB_GALLERY =
+-- {strict=true}: overlapping text an error instead of a message.
 local opts = rawget(_G, "DLB_GALLERY") or {}
-local out = opts.out or "out/gallery"
-local docs = opts.docs or "docs/gallery"
-os.execute("mkdir -p " .. out .. " " .. docs)
+local nb = require "dlbench.notebook"
+local out = nb.outdir { nb.outdir(arg) .. "/gallery" }     -- arg[1] or "out", then gallery/
+local docs = nb.outdir { out .. "/readme" }
 
 local made = {}
 local function save(f, name, small)
@@ -30,12 +32,8 @@ local function save(f, name, small)
   made[#made + 1] = name
 end
 
--- A deterministic generator, so the gallery is the same on every run.
-local seed = 12345
-local function rand()
-  seed = (seed * 1103515245 + 12345) % 2147483648
-  return seed / 2147483648
-end
+-- A deterministic generator, so the gallery is the same on every run and on both backends.
+local rand = require("dlbench.notebook").lcg(12345)
 local function gauss()
   return math.sqrt(-2 * math.log(rand() + 1e-12)) * math.cos(2 * math.pi * rand())
 end

@@ -6,8 +6,10 @@
 --   4. a 3-D plan search for GPT-3 175B from the model zoo's graph on 4096 A100s and the time
 --      breakdown of its fastest layouts.
 -- Every figure shows model predictions (lines/bars); points mark the paper's numbers.
--- Run: dlbench run notebooks/hestness_parallel.lua   (figures go to out/ when dlb.plot exists)
+--   dlbench run notebooks/hestness_parallel.lua [outdir]   (default out/; CSV files and, when
+--                                                          dlb.plot exists, figures)
 local dlb = require "dlbench"
+local outdir = require("dlbench.notebook").outdir(arg)   -- arg[1] or "out", created
 -- this notebook reproduces numbers counted before framework profiles (issue [18]): it pins
 -- "no profile", so its time models run on the graph as built, as the paper's did
 dlb.frameworks.default("none")
@@ -232,10 +234,9 @@ for _, r in ipairs(rows) do
 end
 
 ------------------------------------------------------------------------------------------
--- The figures' data as CSV in out/ (each file written whole: dlb.table.write_atomic)
-os.execute("mkdir -p out")
+-- The figures' data as CSV in outdir (each file written whole: dlb.table.write_atomic)
 local function write_csv(name, header, cols)
-  local path = "out/" .. name
+  local path = outdir .. "/" .. name
   local lines = { table.concat(header, ",") }
   for i = 1, #cols[1] do
     local row = {}
@@ -252,8 +253,9 @@ write_csv("tbd_obs12.csv", { "gpus", "ethernet_flat_img_s", "ethernet_hier_img_s
   "infiniband_img_s" }, { tbd.gpus, tbd.flat, tbd.ethernet, tbd.infiniband })
 -- every fitting plan, fastest first (dlb.table:to_csv writes the file whole)
 do
-  local okc, err = plans:to_csv("out/gpt3_plans.csv")
-  print(okc and "wrote out/gpt3_plans.csv" or ("could not write out/gpt3_plans.csv: " .. tostring(err)))
+  local path = outdir .. "/gpt3_plans.csv"
+  local okc, err = plans:to_csv(path)
+  print(okc and ("wrote " .. path) or ("could not write " .. path .. ": " .. tostring(err)))
 end
 
 ------------------------------------------------------------------------------------------
@@ -265,8 +267,9 @@ if not ok or type(plot) ~= "table" or type(plot.figure) ~= "function" then
   return
 end
 local function save(f, name)
-  local okk, err = f:save("out/" .. name)
-  print(okk and ("wrote out/" .. name) or ("could not write out/" .. name .. ": " .. tostring(err)))
+  local path = outdir .. "/" .. name
+  local okk, err = f:save(path)
+  print(okk and ("wrote " .. path) or ("could not write " .. path .. ": " .. tostring(err)))
 end
 -- Fig. 12: model lines, the paper's Table 5 data-parallel rows as points
 local f = plot.figure { width = 7, height = 2.8, cols = 2,

@@ -2,8 +2,9 @@
 -- Table 3 (training step costs and accelerator time) from Table 2's asymptotic formulas and
 -- Table 4's accelerator, and the first two rows of Table 5 (word LM baseline: best-case
 -- roofline and cache-hierarchy-aware).
---   dlbench run notebooks/hestness_roofline.lua
+--   dlbench run notebooks/hestness_roofline.lua [outdir]   (default out/; one figure)
 local dlb = require "dlbench"
+local outdir = require("dlbench.notebook").outdir(arg)   -- arg[1] or "out", created
 -- this notebook reproduces numbers counted before framework profiles (issue [18]): it pins
 -- "no profile", so its time models run on the graph as built, as the paper's did
 dlb.frameworks.default("none")
@@ -264,13 +265,12 @@ for _, m in ipairs(zoo) do
   end
   print(line)
 end
-os.execute("mkdir -p out")
 local f = dlb.plot.figure { width = 5.6, height = 3.2,
   title = "Zoo training steps (fp32): each model under the V100 and the H100 roof" }
 f:roofline { hw = devs, points = pts, precision = "fp32" }
 f.ylabel = "Achieved FLOP/s (op by op)"
 f.legend = "outside"
-local fig = "out/hestness_roofline_zoo.png"
+local fig = outdir .. "/hestness_roofline_zoo.png"
 local okf, errf = f:save(fig)
 print(okf and ("  figure: " .. fig) or ("  figure not written: " .. tostring(errf)))
 

@@ -4,8 +4,9 @@
 -- dlb.hw.get("Hestness-T4"): from Table 2's formulas and from the zoo's own graphs), Table 2
 -- (asymptotic per-parameter costs fitted to sweeps of the zoo's graphs) and Figures 6-10
 -- (our predictions); then the joint loss law of Hoffmann et al. 2022 with k from a graph.
--- Run: build/bin/dlbench run notebooks/hestness_scaling.lua   (figures go to out/; ~2.5 s)
+--   dlbench run notebooks/hestness_scaling.lua [outdir]   (default out/; ~2.5 s)
 local dlb = require "dlbench"
+local outdir = require("dlbench.notebook").outdir(arg)   -- arg[1] or "out", created
 -- this notebook reproduces numbers counted before framework profiles (issue [18]): it pins
 -- "no profile", so its time models run on the graph as built, as the paper's did
 dlb.frameworks.default("none")
@@ -229,11 +230,11 @@ print()
 ------------------------------------------------------------------------------------------
 print("== Figures 6-10: our predictions (dots: the zoo's graphs; dashed: Table 2's trends);")
 print("   the paper's Figures 7-10 plot TFprof measurements, which we do not have")
-os.execute("mkdir -p out")
 local function save(f, name)
-  local res, msg = f:save("out/" .. name)
-  if res then print("  wrote out/" .. name)
-  else print("  could not write out/" .. name .. ": " .. tostring(msg)) end
+  local path = outdir .. "/" .. name
+  local res, msg = f:save(path)
+  if res then print("  wrote " .. path)
+  else print("  could not write " .. path .. ": " .. tostring(msg)) end
 end
 -- Figure 6: a learning curve sketched from a fitted three-region curve (synthetic data).
 local seed = 7

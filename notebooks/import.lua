@@ -112,7 +112,8 @@ end
 -- == A GPT-2 as Hugging Face writes it: its masked attention is an attention pattern ==
 -- modeling_gpt2.py applies the causal mask with torch.where (an ONNX Where); the attention
 -- pass takes that mask as part of the pattern (review 18), so the import is a transformer
--- (the FlashAttention default profile applies) and its fused attention moves the zoo's bytes.
+-- (the FlashAttention default profile applies) and its fused attention moves the zoo's bytes;
+-- the mask is read as causal (issue [18] item 7), so its MFU convention is the zoo's.
 do
   local b = { batch = 4, sequence = 64 }
   local g = dlb.models.from_onnx("tests/fixtures/onnx/gpt2_like.onnx")
@@ -131,6 +132,14 @@ do
   header("ONNX import", "zoo gpt")
   row("fused attention fwd", kernel(g, "/h.0/MatMul_1"), kernel(z, "h0/attn/context"), "B")
   row("fused attention bwd", kernel(g, "/h.0/MatMul_1/grad_a"), kernel(z, "h0/attn/context/grad_a"), "B")
+  -- its causal mask is read from the file (docs/import.md "Causal attention"): the tril
+  -- buffer, sliced to the sequence and applied by Where, makes both attention patterns
+  -- causal, so MFU counts the masked half of the attention as it does for the zoo's GPT-2
+  local a = g:attention(b)
+  row("attention matmuls fwd", a.flops_causal:number(), b.batch * require("dlbench.mfu").attention_fwd(z, b), "FLOP")
+  local hw = dlb.hw.get("H100-SXM")
+  print(string.format("  causal attention patterns: %d of %d; MFU convention: %s", a.causal, a.count,
+    dlb.roofline.time(g:stats(b), hw).mfu_convention))
   print()
 end
 

@@ -16,8 +16,8 @@ local dlb = require "dlbench"
 -- "no profile", so its time models run on the graph as built, as the paper's did
 dlb.frameworks.default("none")
 
-local outdir = (arg and arg[1]) or "out"
-os.execute("mkdir -p '" .. outdir:gsub("'", "'\\''") .. "'")
+local nb = require "dlbench.notebook"
+local outdir = nb.outdir(arg)   -- arg[1] or "out", created
 local NOTE = "predicted by an analytical model (graph + roofline), not measured"
 local SHORT = "predicted (roofline model), not measured"
 
@@ -55,12 +55,7 @@ for _, kind in ipairs(KINDS) do
   end)
 end
 
-local function save(f, name)
-  local bad = f:layout_check()
-  if #bad > 0 then print(string.format("  %s: %d overlapping text boxes", name, #bad)) end
-  local ok, err = f:save(outdir .. "/" .. name)
-  print(ok and ("wrote " .. outdir .. "/" .. name) or ("could not write " .. name .. ": " .. err))
-end
+local function save(f, name) nb.save(f, outdir, name) end
 
 -- Table 1 checks: one line per observation, AGREE / DISAGREE / PARTLY with our numbers.
 -- BEFORE: the verdicts of the pure per-op roofline (no kernel model: the catalogue devices

@@ -2,13 +2,17 @@
 -- efficiency") moves which ParaDnn verdict: reruns notebooks/paradnn.lua with groups of
 -- the kernel-model device fields removed from its three platforms and prints the verdicts
 -- side by side. notebooks/paradnn.lua's BEFORE / MECHANISM tables come from this run.
---   dlbench run notebooks/paradnn_ablation.lua [outdir]   (four notebook runs, ~2 min)
+--   dlbench run notebooks/paradnn_ablation.lua [outdir]   (default out/; five notebook runs,
+--                                                          ~2 min; each run of paradnn.lua,
+--                                                          given the same argument, writes
+--                                                          its CSV files and figures there)
 local dlb = require "dlbench"
 -- this notebook reproduces numbers counted before framework profiles (issue [18]): it pins
 -- "no profile", so its time models run on the graph as built, as the paper's did
 dlb.frameworks.default("none")
 
-local outdir = (arg and arg[1]) or "out"
+require("dlbench.notebook").outdir(arg)   -- arg[1] or "out", created: paradnn.lua's folder
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "notebooks"
 local ALL = { "kernel_overhead", "step_overhead", "half_bw_bytes", "sm_count", "gemm_tile",
   "systolic", "vector_width" }
 local VARIANTS = {   -- name, fields removed
@@ -43,7 +47,7 @@ for vi, v in ipairs(VARIANTS) do
       lines[#lines + 1] = { verdict, obs }
     end
   end
-  local ok, err = pcall(dofile, "notebooks/paradnn.lua")
+  local ok, err = pcall(dofile, here .. "/paradnn.lua")
   print = real_print   -- luacheck: ignore
   if not ok then error(err, 0) end
   -- the summary prints every verdict a second time: keep the first 17
@@ -64,4 +68,3 @@ for i, l in ipairs(labels) do
   print(string.format("%-22s %s%s", l[2]:sub(1, 22), table.concat(cells, " "),
     results[1][i][1] ~= results[#VARIANTS][i][1] and "  <- changed" or ""))
 end
-local _ = outdir

@@ -19,8 +19,7 @@ local dlb = require "dlbench"
 local S = dlb.serve
 local plot = dlb.plot
 
-local outdir = (arg and arg[1]) or "out"
-os.execute("mkdir -p '" .. outdir:gsub("'", "'\\''") .. "'")
+local outdir = require("dlbench.notebook").outdir(arg)   -- arg[1] or "out", created
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "notebooks"
 
 local function save(f, name)
@@ -238,6 +237,19 @@ for _, src in ipairs { "trtllm", "nim" } do
   print(string.format("  held-out median |error|, %-6s rows: %.1f%% (%d rows)", src, 100 * (by_source[src] or 0), #e))
 end
 local _, all = S.errors(rows, cal)
+do -- the TensorRT-LLM rows with TP > 1 (docs/serve.md, "The tensor-parallel rows")
+  local e, eh = {}, {}
+  for i, row in ipairs(rows) do
+    if row.id:sub(1, 6) == "trtllm" and (row.config.tp or 1) > 1 then
+      e[#e + 1] = math.abs(all[i].error)
+      if row.split == "held" then eh[#eh + 1] = math.abs(all[i].error) end
+    end
+  end
+  if #e > 0 then
+    print(string.format("  median |error|, TensorRT-LLM rows with TP > 1: %.1f%% (%d rows), held-out %.1f%% (%d rows)",
+      100 * S._percentile(e, 50), #e, #eh > 0 and 100 * S._percentile(eh, 50) or 0 / 0, #eh))
+  end
+end
 print(string.format("%-58s %-5s %10s %10s %8s", "row", "split", "predicted", "measured", "error"))
 local xs, ys, xf, yf = {}, {}, {}, {}
 for _, e in ipairs(all) do

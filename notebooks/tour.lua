@@ -1,6 +1,8 @@
 -- tour.lua — a tour of dlbench: what the README's first command runs.
--- Each section shows one capability; figures go to out/.
+-- Each section shows one capability; figures go to out/, or to the folder given as its
+-- argument (`dlbench run notebooks/tour.lua DIR`; created when missing).
 local dlb = require "dlbench"
+local outdir = require("dlbench.notebook").outdir(arg)   -- arg[1] or "out", created
 
 print(string.format("dlbench %s on %s, backend %s", dlb.version(), _VERSION, dlb.backend))
 print()
@@ -20,12 +22,14 @@ do
   -- a picture of the forward graph (Graphviz DOT; rendered when `dot` is installed)
   -- written whole or not at all (the house's one writer; io.open left a torn file on a full
   -- disk and said nothing when it could not write)
-  local written, err = dlb.table.write_atomic("out/tour_mlp.dot", g:dot())
+  local dot, pdf = outdir .. "/tour_mlp.dot", outdir .. "/tour_mlp.pdf"
+  local written, err = dlb.table.write_atomic(dot, g:dot())
   if not written then print("graph picture: not written: " .. tostring(err)) end
   if written then
-    local ok = os.execute("command -v dot >/dev/null 2>&1 && dot -Tpdf out/tour_mlp.dot -o out/tour_mlp.pdf")
-    print((ok == true or ok == 0) and "graph picture: wrote out/tour_mlp.dot and out/tour_mlp.pdf"
-      or "graph picture: wrote out/tour_mlp.dot (install graphviz to render it)")
+    local q = require("dlbench.errors").shell_quote
+    local ok = os.execute("command -v dot >/dev/null 2>&1 && dot -Tpdf " .. q(dot) .. " -o " .. q(pdf))
+    print((ok == true or ok == 0) and ("graph picture: wrote " .. dot .. " and " .. pdf)
+      or ("graph picture: wrote " .. dot .. " (install graphviz to render it)"))
   end
   -- Hestness et al. (seeds/000 §4.2): an LSTM LM's forward matmul FLOPs q(16h^2 l + 2hv)
   local lm = nn.lstm_lm{ batch = 1, steps = 4, layers = 2 }
@@ -115,9 +119,9 @@ do
   f:heatmap { x = batch, y = nodes, z = util, cell_labels = true, fmt = "%.2f",
               colorbar_label = "FLOPS utilization" }
   f.xlabel, f.ylabel = "Batch size", "Nodes per layer"
-  assert(f:save("out/tour_heatmap.pdf"))
-  assert(f:save("out/tour_heatmap.png"))
-  print("plots: wrote out/tour_heatmap.pdf and .png; overlapping labels: "
+  assert(f:save(outdir .. "/tour_heatmap.pdf"))
+  assert(f:save(outdir .. "/tour_heatmap.png"))
+  print("plots: wrote " .. outdir .. "/tour_heatmap.pdf and .png; overlapping labels: "
     .. #f:layout_check())
 end
 -- == end: plots ==
@@ -146,8 +150,8 @@ do
   f:heatmap { x = xs, y = ys, z = z, vmin = 0, colorbar_label = "utilization" }
   f.xlabel, f.ylabel = "nodes per layer", "batch"
   f.title = "FC, 16 layers: TPU v2 utilization (predicted)"
-  local ok, err = f:save("out/tour_sweep_heatmap.png")
-  print(ok and "wrote out/tour_sweep_heatmap.png" or err)
+  local ok, err = f:save(outdir .. "/tour_sweep_heatmap.png")
+  print(ok and ("wrote " .. outdir .. "/tour_sweep_heatmap.png") or err)
   print()
 end
 -- == end: sweeps ==

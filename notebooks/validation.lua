@@ -20,8 +20,7 @@
 local dlb = require "dlbench"
 local P = dlb.parallel
 
-local outdir = (arg and arg[1]) or "out"
-os.execute("mkdir -p '" .. outdir:gsub("'", "'\\''") .. "'")
+local outdir = require("dlbench.notebook").outdir(arg)   -- arg[1] or "out", created
 
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "notebooks"
 local rows = dofile(here .. "/data/validation_runs.lua")

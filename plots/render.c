@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cairo-pdf.h>
@@ -312,8 +313,35 @@ static cairo_status_t write_png_dpi(const membuf *m, double dpi, outfile *out) {
   return CAIRO_STATUS_SUCCESS;
 }
 
-/* Draw into a surface writing to out; DLB_OK or a failure status. */
-static int draw_to(dlb_figure *f, const char *ext, double dpi, outfile *out, const char *path) {
+/* The reproducible-builds convention (reproducible-builds.org/specs/source-date-epoch/):
+** when SOURCE_DATE_EPOCH is set (seconds since 1970-01-01 00:00 UTC, as `date +%s` prints
+** them), a PDF carries that date as its creation and modification dates instead of now (the
+** one thing that made two saves of a figure differ: Cairo writes the clock's time), so the
+** same figure saved twice is the same bytes. iso gets the date as Cairo's metadata takes it,
+** "YYYY-MM-DDThh:mm:ssZ", or "" when the variable is unset or empty. A value that is not a
+** whole number of seconds from 0 to the end of year 9999 is an error naming it (the
+** specification: a malformed value is an error, not silently the clock's time). */
+static int source_date(const char *path, char iso[32]) {
+  iso[0] = 0;
+  const char *v = getenv("SOURCE_DATE_EPOCH");
+  if (!v || !v[0]) return DLB_OK;
+  long long secs = 0;
+  const char *c = v;
+  for (; *c >= '0' && *c <= '9' && secs <= 253402300799LL; c++) secs = secs * 10 + (*c - '0');
+  struct tm tm;
+  time_t t = (time_t)secs;
+  if (*c || secs > 253402300799LL || !gmtime_r(&t, &tm))
+    return dlb_fail(DLB_EINVAL, "save '%s': SOURCE_DATE_EPOCH='%.40s' is not a whole number of "
+                    "seconds since 1970-01-01 00:00 UTC (0 to 253402300799, as `date +%%s` prints)",
+                    path, v);
+  strftime(iso, 32, "%Y-%m-%dT%H:%M:%SZ", &tm); /* years 1970-9999: 20 characters */
+  return DLB_OK;
+}
+
+/* Draw into a surface writing to out; DLB_OK or a failure status. iso: the PDF's date
+** (source_date), "" for Cairo's default (now). */
+static int draw_to(dlb_figure *f, const char *ext, double dpi, outfile *out, const char *path,
+                   const char *iso) {
   cairo_surface_t *sf;
   double scale = 1;
   if (strcasecmp(ext, "png") == 0) {
@@ -322,6 +350,10 @@ static int draw_to(dlb_figure *f, const char *ext, double dpi, outfile *out, con
     sf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
   } else if (strcasecmp(ext, "pdf") == 0) {
     sf = cairo_pdf_surface_create_for_stream(write_stream, out, f->width, f->height);
+    if (iso[0] && cairo_surface_status(sf) == CAIRO_STATUS_SUCCESS) {
+      cairo_pdf_surface_set_metadata(sf, CAIRO_PDF_METADATA_CREATE_DATE, iso);
+      cairo_pdf_surface_set_metadata(sf, CAIRO_PDF_METADATA_MOD_DATE, iso);
+    }
   } else {
     sf = cairo_svg_surface_create_for_stream(write_stream, out, f->width, f->height);
     if (cairo_surface_status(sf) == CAIRO_STATUS_SUCCESS)
@@ -374,6 +406,8 @@ int dlb_figure_save(dlb_figure *f, const char *path, double dpi) {
                     "a side", path, dpi);
   int st = dlb_figure_layout(f);
   if (st != DLB_OK) return st;
+  char iso[32] = "";
+  if (strcasecmp(ext, "pdf") == 0 && (st = source_date(path, iso)) != DLB_OK) return st;
   /* the one writer (graphs/base/file.c): temporary file beside the target, fsync, rename */
   dlb_file_tmp t;
   st = dlb_file_begin(path, &t);
@@ -387,7 +421,7 @@ int dlb_figure_save(dlb_figure *f, const char *path, double dpi) {
     dlb_file_abort(&t);
     return st;
   }
-  st = draw_to(f, ext, dpi, out, path);
+  st = draw_to(f, ext, dpi, out, path, iso);
   if (fflush(fp) != 0 && st == DLB_OK)
     st = dlb_fail(DLB_EIO, "save '%s': %s", path, strerror(errno));
   if (fclose(fp) != 0 && st == DLB_OK)

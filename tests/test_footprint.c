@@ -1,7 +1,7 @@
 /*
 ** test_footprint.c — the memory rules in C: the footprint heuristic against the exhaustive
 ** search (a branchy graph by hand, random DAGs), and the training step walked
-** (dlb_analysis_step_peak, dlb_analysis_step_loss) by hand. Split from tests/test_graph.c.
+** (dlb_analysis_step_peak, dlb_analysis_step_loss, dlb_analysis_act_peak) by hand. Split from tests/test_graph.c.
 */
 #include <math.h>
 #include <stdio.h>
@@ -73,6 +73,12 @@ static void test_step_peak(void) {
     CHECK(dlb_analysis_step_loss(a, l) == DLB_OK);
     CHECK(l[0] == 768 + 664 + 32 && l[1] == 768 && l[2] == 0 && l[3] == 0 && l[4] == 664 && l[5] == 32);
     CHECK(l[6] == 768 + 660 && l[7] == 768 && l[8] == 0 && l[9] == 0 && l[10] == 660 && l[11] == 0);
+    /* dlb_analysis_act_peak (issue [18] item 5), the analysis's own order: the activations
+    ** + workspace are largest while the loss's forward op runs, 664 + 32 = 696 (its
+    ** backward op 660, every later op less), with no gradient yet; the peak of all bytes
+    ** (1536, above) is later, at matmul_2/grad_b with 512 B of activations */
+    CHECK(dlb_analysis_act_peak(a, o) == DLB_OK);
+    CHECK(o[0] == 768 + 664 + 32 && o[1] == 768 && o[2] == 0 && o[3] == 0 && o[4] == 664 && o[5] == 32);
     dlb_analysis_free(a);
   }
   /* an inference step has no loss backward: refused by name */

@@ -234,8 +234,44 @@ static void test_json(void) {
   CHECK(dlb_json_parse("\xEF\xBB\xBF{x", 5, "bom x") == NULL && strstr(dlb_last_error(), "json 'bom x': byte 5"));
 }
 
+/* Issue [18] item 7: the causal mask read at import (graphs/io/onnx_mask.c; docs/import.md
+** "Causal attention"). gpt2_like's tril buffer, sliced to the sequence and applied by Where
+** (modeling_gpt2.py), makes both its attention patterns causal; bert_like's padding mask and
+** transformer_encoder's unmasked attention are not causal. The causal patterns' score and
+** value matmuls (make_onnx.py GPT2Like: 2 layers, 4 heads of 16): 2 x 2 x 2 b H s^2 dh per
+** layer = 512 b s^2, the zoo gpt's. */
+static void test_causal(void) {
+  static const struct { const char *file; size_t n, causal; } cases[] = {
+    {FIX "gpt2_like.onnx", 2, 2}, {FIX "bert_like.onnx", 2, 0}, {FIX "transformer_encoder.onnx", 2, 0},
+    {FIX "transformer_encoder_opset17.onnx", 2, 0}, {FIX "resnet50.onnx", 0, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    dlb_onnx *m = dlb_onnx_read(cases[i].file, DLB_ONNX_UNKNOWN_ERROR, DLB_ONNX_LOSS_AUTO);
+    CHECK(m != NULL);
+    if (!m) continue;
+    dlb_graph *g = dlb_onnx_take_graph(m);
+    dlb_onnx_free(m);
+    size_t n = 9, c = 9;
+    CHECK(dlb_graph_attention_count(g, &n, &c) == DLB_OK && n == cases[i].n && c == cases[i].causal);
+    if (i == 0) {
+      const char *names[2] = {"batch", "sequence"};
+      double vals[2] = {2, 128}, v = -1;
+      dlb_poly *all = dlb_graph_symbolic_attention(g, -1, 2, names, vals);
+      dlb_poly *cau = dlb_graph_symbolic_attention(g, 1, 2, names, vals);
+      dlb_poly *non = dlb_graph_symbolic_attention(g, 0, 2, names, vals);
+      CHECK(all && dlb_poly_is_number(all, &v) && v == 512.0 * 2 * 128 * 128);
+      CHECK(cau && dlb_poly_is_number(cau, &v) && v == 512.0 * 2 * 128 * 128);
+      CHECK(non && dlb_poly_is_number(non, &v) && v == 0);
+      CHECK(dlb_graph_symbolic_attention(g, 2, 0, NULL, NULL) == NULL &&
+            strstr(dlb_last_error(), "-1 (all), 0 (not causal) or 1 (causal), got 2"));
+      dlb_poly_free(all); dlb_poly_free(cau); dlb_poly_free(non);
+    }
+    dlb_graph_free(g);
+  }
+}
+
 int main(void) {
   RUN(test_fixtures);
+  RUN(test_causal);
   RUN(test_unknown);
   RUN(test_truncated_and_mutated);
   RUN(test_corpus);

@@ -238,10 +238,11 @@ static void evaluate(void) {
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, sm) == DLB_OK);
   CHECK_NEAR(sm[0], 2e6 * 16 + 2 * 2 * 2e6, 1e-12);
   CHECK_NEAR(sm[1], 2e6 * 16 + 1 * 2 * 2e6, 1e-12);
-  /* full recompute: keep the 1e5-byte inputs, plus one layer rebuilt; backward + forward */
+  /* full recompute: keep the 1e5-byte inputs, plus one layer rebuilt and the gradient
+  ** arriving at it (its act_out, 1e3 x mb: issue [18] item 5); backward + forward */
   cfg.recompute = 1;
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, sm) == DLB_OK);
-  CHECK_NEAR(sm[0], 2e6 * 16 + 2 * 2 * 2e5 + 2 * 1e6, 1e-12);
+  CHECK_NEAR(sm[0], 2e6 * 16 + 2 * 2 * 2e5 + 2 * 1e6 + 2 * 1e3, 1e-12);
   CHECK_NEAR(r.compute, 4 * 2 * (t + t / 3), 1e-12);
   /* ZeRO-1/2/3 over dp = 4 (Rajbhandari et al. 2020 Fig. 1: 2+2+K/Nd, 2+(2+K)/Nd, 16/Nd) */
   cfg.recompute = 0; cfg.dp = 4; cfg.pp = 1; cfg.m = 1; o.batch = 4;
@@ -435,6 +436,58 @@ static void shard_embedding(void) {
   o.shard = 1;   /* total 7e6 params x 12 B = 84 MB over 4 stages: 21 MB each */
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, sm) == DLB_OK);
   for (int d = 0; d < 4; d++) CHECK_NEAR(sm[d], 21e6, 1e-9);
+}
+
+/* The split by count (DLB_BALANCE_LAYERS): Megatron-Core's get_num_layers_to_build with
+** account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split,
+** (num_layers + 2) / pp layers a stage (/ vp a virtual chunk), the embedding and the loss one
+** layer each. Six layers: an embedding of no FLOPs, four unit blocks (t each, fwd + bwd of
+** one micro-batch of 2 samples: 6e9 FLOPs at 0.8 x 15.67 TFLOP/s) and a head of three units.
+** By FLOPs (the default) pp 2 splits {emb, 4 blocks | head}: 4 t against 3 t, compute 4 x 4 t
+** over m = 4; by count {emb, b, b | b, b, head}: 2 t against 5 t, compute 4 x 5 t. Interleaved,
+** pp 2 x v 3 = 6 chunks of one layer, chunk c on stage c mod 2: stage 1 holds b, b, head, 5 t
+** again. Layers not dividing the chunks: an error naming the counts; the search tries only
+** layouts whose chunks divide the layers. */
+static void split_by_count(void) {
+  dlb_par_layer L[6];
+  uniform_layers(L, 6);
+  L[0].flops_fwd = L[0].flops_bwd = 0;
+  L[5].flops_fwd *= 3; L[5].flops_bwd *= 3;
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r;
+  layout(&o, 8, &cfg, 2, 4, DLB_SCHED_GPIPE);
+  double t = 6e9 / (0.8 * 15.67e12);
+  CHECK(dlb_par_evaluate(L, 6, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, 4 * 4 * t, 1e-12);
+  o.balance = DLB_BALANCE_LAYERS;
+  CHECK(dlb_par_evaluate(L, 6, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, 4 * 5 * t, 1e-12);
+  cfg.sched = DLB_SCHED_INTERLEAVED; cfg.v = 3;
+  CHECK(dlb_par_evaluate(L, 6, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.compute, 4 * 5 * t, 1e-12);
+  cfg.v = 2;   /* 4 chunks for 6 layers */
+  CHECK(dlb_par_evaluate(L, 6, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "6 layers to divide into pp 2 x v 2 = 4 chunks") != NULL);
+  o.balance = 3;
+  CHECK(dlb_par_evaluate(L, 6, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "balance must be") != NULL);
+  /* the search: every layout it returns splits the six layers whole */
+  dlb_par_cluster c8 = flat(10e9, 0);
+  c8.per_node = 8; c8.nodes = 1;
+  layout(&o, 8, &cfg, 1, 1, DLB_SCHED_GPIPE);
+  o.sched = -1; o.recompute = -1; o.keep_unfit = 1; o.balance = DLB_BALANCE_LAYERS;
+  dlb_par_plan *P = dlb_par_plan_new(L, 6, &V100, &c8, &o);
+  CHECK(P != NULL);
+  int seen4 = 0;
+  for (int i = 0; P && i < dlb_par_plan_count(P); i++) {
+    CHECK(dlb_par_plan_row(P, i, &r) == DLB_OK);
+    double K = r.sched == DLB_SCHED_INTERLEAVED ? r.pp * r.v : r.pp;
+    CHECK(fmod(6, K) == 0);
+    seen4 |= r.pp == 4;
+  }
+  CHECK(!seen4);   /* pp 4 (4 chunks) never: 6 layers do not divide */
+  dlb_par_plan_free(P);
 }
 
 static void planner(void) {
@@ -700,6 +753,7 @@ int main(void) {
   RUN(overlap_contention);
   RUN(tensor_parallel);
   RUN(shard_embedding);
+  RUN(split_by_count);
   RUN(planner);
   RUN(prepared_model);
   RUN(amdahl);

@@ -571,13 +571,35 @@ static void moe_a2a_overlap(void) {
   ** ending at c + u, mlp_fwd at 2c + u/2, the backward's attention side at 3c + u < 4c: span
   ** 4c, so all of the 3u of computation is hidden */
   double c = 7.0 / 8 * 1e6 / 10e9;
-  CHECK_NEAR(dlb_par_combined_1f1b(u / 2, u / 2, u, u, c, c), 4 * c, 1e-15);
+  CHECK_NEAR(dlb_par_combined_1f1b(u / 2, u / 2, u, u, c, c, 0), 4 * c, 1e-15);
   /* computation-bound (c = 0.875 us): the compute stream never waits, span 3u, the 4 c hidden */
   double c2 = c / 100;
-  CHECK_NEAR(dlb_par_combined_1f1b(u / 2, u / 2, u, u, c2, c2), 3 * u, 1e-15);
+  CHECK_NEAR(dlb_par_combined_1f1b(u / 2, u / 2, u, u, c2, c2, 0), 3 * u, 1e-15);
   /* nothing to overlap with: the serial sum */
-  CHECK_NEAR(dlb_par_combined_1f1b(0, 0, 0, 0, c, c), 4 * c, 1e-15);
-  CHECK_NEAR(dlb_par_combined_1f1b(1, 2, 3, 4, 0, 0), 10, 1e-12);
+  CHECK_NEAR(dlb_par_combined_1f1b(0, 0, 0, 0, c, c, 0), 4 * c, 1e-15);
+  CHECK_NEAR(dlb_par_combined_1f1b(1, 2, 3, 4, 0, 0, 0), 10, 1e-12);
+  /* the all-to-alls' SMs taken from the computation beside them (f = 0.25, planner_dp.c's
+  ** rule), by hand: af 2, mb 4, mf 3, pb 2, every all-to-all 1 s. 0-1: combine_bwd beside
+  ** attn_fwd at 0.75 (0.75 done); 1-2.25 attn_fwd alone; 2.25-3.25 dispatch_fwd beside
+  ** mlp_bwd (0.75 done); 3.25-6.5 mlp_bwd alone; 6.5-7.5 dispatch_bwd beside mlp_fwd;
+  ** 7.5-9.75 mlp_fwd alone; 9.75-10.75 combine_fwd beside attn_bwd; 10.75-12 attn_bwd: span
+  ** 12, each all-to-all costing f x 1 s over f = 0's 11 */
+  CHECK_NEAR(dlb_par_combined_1f1b(2, 3, 4, 2, 1, 1, 0), 11, 1e-15);
+  CHECK_NEAR(dlb_par_combined_1f1b(2, 3, 4, 2, 1, 1, 0.25), 12, 1e-15);
+  /* a window shorter than the all-to-all: attn_fwd 0.5 beside combine_bwd 1 ends at 0.5 /
+  ** 0.75 < 1, so the all-to-all costs C - window = 0.5 there (max(C - W, f C)); the rest as
+  ** above from 1: mlp_bwd 1-5 (dispatch_fwd 1-2 beside it: 4.25), dispatch_bwd and mlp_fwd
+  ** from 5.25, mlp_fwd to 8.5, combine_fwd and attn_bwd from 8.5: 10.75 */
+  CHECK_NEAR(dlb_par_combined_1f1b(0.5, 3, 4, 2, 1, 1, 0.25), 10.75, 1e-15);
+  /* the SMs the dispatchers' kernels hold over the device's: NCCL's 32 p2p channels,
+  ** DeepEP's 20, Hybrid-EP's 16; none without an SM count */
+  dlb_roof h = V100;
+  h.sm_count = 132;
+  CHECK_NEAR(dlb_par_a2a_contention(DLB_DISPATCHER_ALLTOALL, &h), 32.0 / 132, 1e-15);
+  CHECK_NEAR(dlb_par_a2a_contention(DLB_DISPATCHER_DEEPEP, &h), 20.0 / 132, 1e-15);
+  CHECK_NEAR(dlb_par_a2a_contention(DLB_DISPATCHER_HYBRIDEP, &h), 16.0 / 132, 1e-15);
+  h.sm_count = 0;
+  CHECK(dlb_par_a2a_contention(DLB_DISPATCHER_ALLTOALL, &h) == 0);
 
   /* dp 8 = ep 8, mb 1, m 4, no pipeline: combined_1f1b_schedule_for_no_pipelining pairs all
   ** but the first forward and the last backward, 3 of 4 micro-batches; each hides the 3u of a
@@ -603,9 +625,19 @@ static void moe_a2a_overlap(void) {
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
   /* 1e-14, not 1e-15: each side sums 64 all-to-all times one by one (3.3e-15 apart here) */
   CHECK_NEAR(r.ep_comm, r0.ep_comm / 4, 1e-14);
+  /* the same with the all-to-all's SMs taken from the computation (a device of 80 SMs:
+  ** NCCL's 32 channels, f = 0.4): each all-to-all of the paired steps costs f of itself */
+  dlb_roof v80 = V100;
+  v80.sm_count = 80;
+  CHECK(dlb_par_evaluate(L, 4, &v80, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  double c1 = 7.0 / 8 * 1e6 / 1000e9;
+  /* 1e-13: the schedule sums its 64 pieces one by one (1.4e-14 apart here) */
+  CHECK_NEAR(r.ep_hidden, 4 * 4 * 4 * c1 * 3.0 / 4 * (1 - 0.4), 1e-13);
+  CHECK_NEAR(r.ep_comm, r0.ep_comm - r.ep_hidden, 1e-13);
   /* the interleaved schedule, pp 2, v 2, m 4: stage d warms up with min(m v, 2 (pp - d - 1)
-  ** + (v - 1) pp) forwards alone, 4 on stage 0 (which holds two layers, chunks 0 and 2), so
-  ** it pairs 4 of its 8 chunk steps: half of its 2 x 4c per micro-batch hidden */
+  ** + (v - 1) pp + 1) forwards alone (the combined 1F1B's extra one), 5 on stage 0 (which
+  ** holds two layers, chunks 0 and 2), so it pairs 3 of its 8 chunk steps: 3/8 of its
+  ** 2 x 4c per micro-batch hidden (stage 1 pairs 5: stage 0 is the slower) */
   layout(&o, 32, &cfg, 2, 4, DLB_SCHED_INTERLEAVED);
   cfg.dp = 8; cfg.ep = 8; cfg.v = 2;
   o.moe_a2a_overlap = 1;
@@ -613,8 +645,8 @@ static void moe_a2a_overlap(void) {
   double c3 = 7.0 / 8 * 1e6 / 1000e9;
   /* 1e-14, not 1e-15: the model sums the 16 all-to-alls one by one, the formula multiplies
   ** (1.1e-15 apart here) */
-  CHECK_NEAR(r.ep_comm, 4 * (2 * 4 * c3) / 2, 1e-14);
-  CHECK_NEAR(r.ep_hidden, 4 * (2 * 4 * c3) / 2, 1e-14);
+  CHECK_NEAR(r.ep_comm, 4 * (2 * 4 * c3) * 5 / 8, 1e-14);
+  CHECK_NEAR(r.ep_hidden, 4 * (2 * 4 * c3) * 3 / 8, 1e-14);
   /* TransformerConfig's asserts, as errors: pp > 1 without the interleaved schedule, full
   ** recompute, no expert parallelism; the flag itself 0 or 1 */
   cfg.sched = DLB_SCHED_1F1B;

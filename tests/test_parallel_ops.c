@@ -2,7 +2,8 @@
 ** test_parallel_ops.c — the planner's per-op and framework mechanisms: fused attention and
 ** selective recompute, the layers full recompute reruns, pipeline scatter/gather, replicated
 ** (sequence-parallel) ops, expert and context parallelism, Megatron-Core's MoE layer, the
-** host-side model and Megatron-LM's timer syncs; every golden number derived in its comment
+** host-side model, Megatron-LM's timer syncs and its asynchronous tensor-parallel all-reduce;
+** every golden number derived in its comment
 ** (split from test_parallel.c; expert and context parallelism and Megatron-Core's MoE layer
 ** are in test_parallel_moe.c).
 */
@@ -60,6 +61,40 @@ static void attention_ops(void) {
   CHECK(strstr(dlb_last_error(), "attention") != NULL);
 }
 
+/* The output layer's GEMMs (dlb_par_op.attention = 5, the analysis' DLB_KERNEL_HEAD) at the
+** device's head_peak (the 16-bit peak of an fp8 step whose recipe leaves the output layer in
+** bf16; graphs/hw/roofline.c dlb_op_time_raw). attention_ops' layers, no attention kernels;
+** the last layer's backward op (2e9 FLOPs a sample, mb = 2) a GEMM of the output layer
+** (m = 1 row a sample, n = k = 1000: no matmul model on this device, efficiency 1). By hand:
+** head_peak 0: 4 x 6e9 / (P x 0.8) as before; head_peak P / 2: that op's 4e9 FLOPs at
+** (P / 2) x 0.8, the rest at P x 0.8. Without a matmul shape the mark is refused. */
+static void head_ops(void) {
+  dlb_par_layer L[4];
+  uniform_layers(L, 4);
+  dlb_par_op ops[8];
+  two_ops_per_layer(ops, 4);
+  for (int i = 0; i < 8; i++) ops[i].attention = 0;
+  dlb_par_cluster cl = flat(10e9, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r;
+  layout(&o, 2, &cfg, 1, 1, DLB_SCHED_1F1B);
+  dlb_roof d = V100;
+  const double P = V100.peak;
+  ops[7].attention = 5;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "must give its matmul shape") != NULL);
+  ops[7].m = 1; ops[7].n = 1000; ops[7].k = 1000; ops[7].batch = 1; ops[7].grow = 1;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * 6e9 / (P * 0.8), 1e-12);          /* head_peak 0: the step's peak */
+  d.head_peak = P / 2;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 20e9 / (P * 0.8) + 4e9 / (P / 2 * 0.8), 1e-12);
+  CHECK_NEAR(r.mfu, 24e9 / (r.step * P), 1e-12);            /* MFU at the step's peak */
+  ops[7].attention = 0;
+  CHECK(dlb_par_evaluate_ops(L, 4, ops, 8, &d, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.step, 4 * 6e9 / (P * 0.8), 1e-12);          /* any other op: the step's peak */
+}
+
 /* Selective activation recompute (Korthikanti et al. 2022 sec. 5) on four GPT-3-shaped
 ** layers of their Table 3 kind (s = 2048, h = 4096, a = 32, one sample, 2-byte activations):
 ** kept per layer (eq. 1) 34 s h + 5 a s^2 bytes, of which 10 s h replicated over the tensor
@@ -68,7 +103,8 @@ static void attention_ops(void) {
 **   none:      4 x (34 s h + 5 a s^2) / t                           (sec. 4.2.2, with SP)
 **   selective: 4 x 34 s h / t + 5 a s^2 / t (sec. 5: 34 s h / t per layer; the one layer
 **              whose core the backward rebuilds at a time)
-**   full:      4 x 2 s h / t + (34 s h + 5 a s^2) / t (the checkpoint, and one layer)
+**   full:      4 x 2 s h / t + (34 s h + 5 a s^2) / t + 2 s h / t (the checkpoints, one
+**              layer rebuilt, and the gradient arriving at it: issue [18] item 5)
 ** Time (one op per layer, no bytes): a layer is T = 3 F / (t P 0.8) with F = 24 s h^2 + 4 s^2
 ** h, its forward T / 3; selective adds the core's share of the forward, 4 s^2 h / F; full
 ** the whole forward. HFU counts the recomputed FLOPs (4 s^2 h, or F, per layer). */
@@ -98,7 +134,7 @@ static void selective_recompute(void) {
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &rf, NULL) == DLB_OK);
   CHECK_NEAR(rn.mem_act, 4 * (34 * sh + core) / t, 1e-6);
   CHECK_NEAR(rs.mem_act, 4 * 34 * sh / t + core / t, 1e-6);
-  CHECK_NEAR(rf.mem_act, 4 * 2 * sh / t + (34 * sh + core) / t, 1e-6);
+  CHECK_NEAR(rf.mem_act, 4 * 2 * sh / t + (34 * sh + core) / t + 2 * sh / t, 1e-6);
   CHECK(rs.recompute == DLB_PAR_RECOMPUTE_SELECTIVE);
   const double T = 3 * F / (t * V100.peak * 0.8);
   CHECK_NEAR(rn.step, 4 * T, 1e-9);
@@ -147,9 +183,13 @@ static void input_blocks_loss(dlb_par_layer L[4], const double fw[4], const doub
 **   no recompute:          step = 3 (F0 + 2 F + F2) / (0.8 P)
 **   full recompute:        step = (3 (F0 + 2 F + F2) + 2 F) / (0.8 P), hfu counts 2 F again
 **   full, every 2nd block: step = (3 (F0 + 2 F + F2) + F) / (0.8 P)
-** Memory (act_in X between layers, kept K0, K, K, K2, the largest K2 as the working set):
-** full keeps 0 + X + X + X + K2 (the input and loss layers as the stack's rule always did);
-** every 2nd: the first block keeps K, the second X: 0 + K + X + X + K2. */
+** Memory (act_in X between layers, kept K0, K, K, K2): the input and loss layers run once
+** and keep what they save, K0 and K2 (as the stacks run modules outside checkpoint(); issue
+** [18] item 5: before, their input alone, 0 and X, with K2 counted as the working set); a
+** rebuilt block its input X; the working set, a rebuilt block's K, beyond the loss layer's K2
+** freed by then: max(0, K - K2) = 0, so
+**   full keeps K0 + X + X + K2;  every 2nd: the first block keeps K, the second X:
+**   K0 + K + X + K2. */
 static void recompute_scope(void) {
   const double F0 = 1e9, F = 6e9, F2 = 2e9, X = 1e6, K0 = 3e6, K = 5e6, K2 = 9e6;
   dlb_par_layer L[4];
@@ -171,8 +211,24 @@ static void recompute_scope(void) {
   CHECK_NEAR(r2.step, (W + F) / P8, 1e-9);
   CHECK_NEAR(rf.hfu, (W + 2 * F) / (rf.step * V100.peak), 1e-9);
   CHECK_NEAR(r2.hfu, (W + F) / (r2.step * V100.peak), 1e-9);
-  CHECK_NEAR(rf.mem_act, 3 * X + K2, 1e-9);
-  CHECK_NEAR(r2.mem_act, K + 2 * X + K2, 1e-9);
+  CHECK_NEAR(rf.mem_act, K0 + 2 * X + K2, 1e-9);
+  CHECK_NEAR(r2.mem_act, K0 + K + X + K2, 1e-9);
+  /* rerun (issue [18] item 5: the graph path's rule, set by layers.from_graph) overrides
+  ** the rule by place: -1 a block runs once, 1 the input layer runs again; 2 is refused */
+  o.recompute_every = 1;
+  L[2].rerun = -1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  CHECK_NEAR(r2.step, (W + F) / P8, 1e-9);
+  L[2].rerun = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  CHECK_NEAR(r2.step, rf.step, 1e-12);
+  L[0].rerun = 1;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
+  CHECK_NEAR(r2.step, (W + 2 * F + F0) / P8, 1e-9);
+  L[0].rerun = 2;
+  CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "layer 1 has rerun 2") != NULL);
+  L[0].rerun = L[2].rerun = 0;
   /* 0 is every block, as 1; a fraction is an error naming the option */
   o.recompute_every = 0;
   CHECK(dlb_par_evaluate(L, 4, &V100, &cl, &o, &cfg, &r2, NULL) == DLB_OK);
@@ -333,6 +389,83 @@ static void pipeline_scatter(void) {
   const double one = 2 * (t - 1) * (3e-6 + X / (t * Bi));
   CHECK_NEAR(ra.tp_comm, 2 * 2 * 2 * one, 1e-12);
   CHECK_NEAR(rs.tp_comm, ra.tp_comm, 1e-12);
+}
+
+/* Megatron-LM's asynchronous tensor-parallel all-reduce (opts.tp_async; megatron/mpu/
+** layers.py ColumnParallelLinearWithAsyncAllreduce.backward: grad_input's all-reduce with
+** async_op=True, the weight-gradient GEMM, handle.wait()). One layer on the V100 device (no
+** launch cost, no tile model), tp 2, batch = m = 1, a flat link of B = 10 GB/s without
+** latency; two collectives each way of X = 2e6 bytes: the ring all-reduce 2 (t - 1) X / (t B)
+** = X / B = 200 us each (reduce-scatter and all-gather 100 us each). Forward: a column-parallel
+** matmul (split 2) of 2e9 FLOPs, a row-parallel one (split 3) of 2e9, a column one of 8e9, a
+** row one of 8e9; backward one op. The dW GEMMs: the column matmuls' forward times at tp 2,
+** wa = 1e9 / (0.8 P) = 79.8 us and wb = 4e9 / (0.8 P) = 319 us (P = 15.67e12). By hand:
+**   off: tp_comm = 4 t (two forward, two backward, every one exposed)
+**   on:  2 t + max(t - wa, 0) + max(t - wb, 0) = 3 t - wa (the first beside QKV's dW
+**        partly, the second beside FC1's whole)
+**   contention f = 0.25: 2 t + max(t - wa, f t) + max(t - wb, f t) = 3 t - wa + f t
+**   sequence parallelism (r = t / 2 each): 2 t + 2 r (the backward's all-gathers) +
+**        max(r - wa, 0) + max(r - wb, 0) (the reduce-scatters beside the dW GEMMs) +
+**        max(r - wa, 0) + max(r - wb, 0) (each column-parallel linear's input gathered
+**        again beside its dX GEMM, of the dW GEMM's time: Megatron-LM megatron/mpu/layers.py
+**        LinearWithGradAccumulationAndAsyncCommunication.backward, 2022; Megatron-Core's,
+**        Transformer Engine's Linear) = 3 t + 2 r - 2 wa = 4 t - 2 wa (wa < r: QKV's GEMMs
+**        hide part of each); a layer reading no activation (act_in 0: an embedding) gathers
+**        nothing again: 3 t + r - wa; with tp_async off every collective exposed, none
+**        gathered again: 4 t
+**   full recompute: the recomputed forward's two all-reduces stay exposed: 5 t - wa
+**   a layer without ops: nothing known of its GEMMs, nothing hidden (4 t). */
+static void async_tp(void) {
+  const double X = 2e6, Bw = 10e9, t = X / Bw, P = V100.peak * V100.flops_eff;
+  const double wa = 1e9 / P, wb = 4e9 / P;
+  CHECK(wa < t / 2 && wb > t);   /* the cases the hand formulas above assume */
+  dlb_par_layer L[1];
+  uniform_layers(L, 1);
+  L[0].flops_fwd = 20e9; L[0].flops_bwd = 40e9;
+  L[0].tp_bytes = X; L[0].tp_colls = 2; L[0].rerun = 1;
+  dlb_par_op ops[5];
+  memset(ops, 0, sizeof ops);
+  const double fl[4] = { 2e9, 2e9, 8e9, 8e9 }, sp[4] = { 2, 3, 2, 3 };
+  for (int i = 0; i < 4; i++) {
+    ops[i].flops_sample = fl[i]; ops[i].m = 1; ops[i].n = 1000; ops[i].k = 1000;
+    ops[i].batch = 1; ops[i].grow = 1; ops[i].split = sp[i];
+  }
+  ops[4].phase = 1; ops[4].flops_sample = 40e9;
+  dlb_par_cluster cl = flat(Bw, 0);
+  dlb_par_opts o;
+  dlb_par_row cfg, r;
+  layout(&o, 1, &cfg, 1, 1, DLB_SCHED_1F1B);
+  cfg.tp = 2;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * t, 1e-12);
+  double off = r.step;
+  o.tp_async = 1;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 3 * t - wa, 1e-12);
+  CHECK_NEAR(off - r.step, t + wa, 1e-9);
+  o.contention = 0.25;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 3 * t - wa + 0.25 * t, 1e-12);
+  o.contention = 0; o.seq_par = 1;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * t - 2 * wa, 1e-12);
+  const double ain = L[0].act_in;
+  L[0].act_in = 0;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 3 * t + t / 2 - wa, 1e-12);
+  L[0].act_in = ain; o.tp_async = 0;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * t, 1e-12);
+  o.tp_async = 1;
+  o.seq_par = 0; cfg.recompute = 1;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 5 * t - wa, 1e-12);
+  cfg.recompute = 0;
+  CHECK(dlb_par_evaluate(L, 1, &V100, &cl, &o, &cfg, &r, NULL) == DLB_OK);
+  CHECK_NEAR(r.tp_comm, 4 * t, 1e-12);
+  o.tp_async = 2;
+  CHECK(dlb_par_evaluate_ops(L, 1, ops, 5, &V100, &cl, &o, &cfg, &r, NULL) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "tp_async") != NULL);
 }
 
 /* An op outside the tensor-parallel region (dlb_par_op.replicated: a LayerNorm, the dropout
@@ -653,11 +786,13 @@ static void phase_sync(void) {
 
 int main(void) {
   RUN(attention_ops);
+  RUN(head_ops);
   RUN(selective_recompute);
   RUN(recompute_scope);
   RUN(selective_op);
   RUN(pipeline_scatter);
   RUN(replicated_ops);
+  RUN(async_tp);
   RUN(host_model);
   RUN(more_ops);
   RUN(phase_sync);

@@ -1,7 +1,8 @@
 /*
 ** test_plot.c — the figure library's pieces: nice ticks, tick labels, colour maps and the
-** palette, box-plot percentiles, series validation, saving (whole or not at all), pixel
-** probes, the layout's overlap check, and a randomized robustness run.
+** palette, box-plot percentiles, series validation, saving (whole or not at all; PDFs
+** dated by SOURCE_DATE_EPOCH), pixel probes, the layout's overlap check, and a randomized
+** robustness run.
 */
 #include <dirent.h>
 #include <math.h>
@@ -345,6 +346,102 @@ static void test_save_and_probe(void) {
   dlb_figure_free(f);
 }
 
+/* The whole file at p (malloc'd, *n bytes), or NULL. */
+static char *slurp(const char *p, size_t *n) {
+  FILE *in = fopen(p, "rb");
+  if (!in) return NULL;
+  char *buf = NULL;
+  *n = 0;
+  if (fseek(in, 0, SEEK_END) == 0) {
+    long len = ftell(in);
+    rewind(in);
+    buf = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (buf && fread(buf, 1, (size_t)len, in) == (size_t)len) { buf[len] = 0; *n = (size_t)len; }
+    else { free(buf); buf = NULL; }
+  }
+  fclose(in);
+  return buf;
+}
+
+/* Does the n bytes at a hold s? (a PDF's compressed streams hold NUL bytes: no strstr) */
+static int has(const char *a, size_t n, const char *s) {
+  return a && memmem(a, n, s, strlen(s)) != NULL;
+}
+
+/* Does the PDF's date entry key ("/CreationDate", "/ModDate") hold the date digits
+** (YYYYMMDDHHmmSS, UTC)? Cairo 1.16 writes "(20231114221320Z)"; later versions add the "D:"
+** prefix and an offset ("(D:20231114221320Z)", "+00'00"), so only the digits are compared. */
+static int has_date(const char *a, size_t n, const char *key, const char *digits) {
+  char k[32];
+  snprintf(k, sizeof k, "%s (", key);
+  const char *at = a ? memmem(a, n, k, strlen(k)) : NULL;
+  if (!at) return 0;
+  at += strlen(k);
+  if ((size_t)(a + n - at) > 2 && at[0] == 'D' && at[1] == ':') at += 2;
+  return (size_t)(a + n - at) > strlen(digits) && memcmp(at, digits, strlen(digits)) == 0 &&
+         (at[14] == 'Z' || at[14] == '+' || at[14] == ')');
+}
+
+/* Reproducible PDFs (reproducible-builds.org/specs/source-date-epoch/): with
+** SOURCE_DATE_EPOCH set, a PDF's creation and modification dates are that time, UTC, so two
+** saves of the same figure a second apart are the same bytes (Cairo otherwise writes the
+** clock's time: they differed); a malformed value is refused, naming it, and writes
+** nothing; PNG and SVG carry no date and ignore it. 1700000000 s = 2023-11-14 22:13:20 UTC
+** (`date -u -d @1700000000`). */
+static void test_pdf_source_date(void) {
+  dlb_figure *f = heat_figure();
+  char p1[512], p2[512];
+  path(p1, sizeof p1, "sde1.pdf");
+  path(p2, sizeof p2, "sde2.pdf");
+  const char *old = getenv("SOURCE_DATE_EPOCH");
+  char *saved = old ? strdup(old) : NULL;
+  setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
+  CHECK(dlb_figure_save(f, p1, 0) == DLB_OK);
+  sleep(1); /* the clock moves on: Cairo's own date would now differ */
+  CHECK(dlb_figure_save(f, p2, 0) == DLB_OK);
+  size_t n1 = 0, n2 = 0;
+  char *a = slurp(p1, &n1), *b = slurp(p2, &n2);
+  CHECK(a && b && n1 > 0 && n1 == n2 && memcmp(a, b, n1) == 0);
+  /* the date written is the variable's (Cairo 1.16 writes it without the optional "D:") */
+  CHECK(has_date(a, n1, "/CreationDate", "20231114221320"));
+  CHECK(has_date(a, n1, "/ModDate", "20231114221320"));
+  free(a);
+  free(b);
+  /* malformed values: an error naming the variable, nothing written */
+  const char *bad[] = {"abc", "-1", "1.5", " 17", "17e9", "253402300800", "99999999999999999999"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char p[512];
+    path(p, sizeof p, "sde_bad.pdf");
+    setenv("SOURCE_DATE_EPOCH", bad[i], 1);
+    CHECK(dlb_figure_save(f, p, 0) == DLB_EINVAL);
+    CHECK(strstr(dlb_last_error(), "SOURCE_DATE_EPOCH") != NULL);
+    CHECK(access(p, F_OK) != 0);
+    path(p, sizeof p, "sde_bad.png"); /* a PNG has no date: the variable is not read */
+    CHECK(dlb_figure_save(f, p, 30) == DLB_OK);
+  }
+  CHECK(count_tmp() == 0);
+  /* the ends of the range, and empty = unset (Cairo's date of now) */
+  setenv("SOURCE_DATE_EPOCH", "0", 1);
+  CHECK(dlb_figure_save(f, p1, 0) == DLB_OK);
+  a = slurp(p1, &n1);
+  CHECK(has_date(a, n1, "/CreationDate", "19700101000000"));
+  free(a);
+  setenv("SOURCE_DATE_EPOCH", "253402300799", 1);
+  CHECK(dlb_figure_save(f, p1, 0) == DLB_OK);
+  a = slurp(p1, &n1);
+  CHECK(has_date(a, n1, "/CreationDate", "99991231235959"));
+  free(a);
+  setenv("SOURCE_DATE_EPOCH", "", 1);
+  CHECK(dlb_figure_save(f, p1, 0) == DLB_OK);
+  a = slurp(p1, &n1);
+  CHECK(has(a, n1, "/CreationDate (D:") && !has_date(a, n1, "/CreationDate", "19700101000000"));
+  free(a);
+  if (saved) setenv("SOURCE_DATE_EPOCH", saved, 1);
+  else unsetenv("SOURCE_DATE_EPOCH");
+  free(saved);
+  dlb_figure_free(f);
+}
+
 /* A roofline point without a group among grouped ones is "other" in the legend, never an
 ** entry without text (QA round 2). */
 static void test_roof_other(void) {
@@ -530,6 +627,7 @@ int main(void) {
   RUN(test_box_stats);
   RUN(test_validation);
   RUN(test_save_and_probe);
+  RUN(test_pdf_source_date);
   RUN(test_layout_clean);
   RUN(test_roof_other);
   RUN(test_random_figures);

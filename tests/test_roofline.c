@@ -8,6 +8,7 @@
 #include "dlbench.h"
 #include "roofline_impl.h"   /* dlb_timeline (internal: the planner composes with it) */
 #include "check.h"
+#include "graph_fixtures.h"
 
 /* Hestness et al. Table 4: 15.67 TFLOP/s fp32, 898 GB/s, 6 MB cache; 80% / 70% (5.2). */
 static dlb_roof table4(void) {
@@ -255,6 +256,66 @@ static void test_opcosts(void) {
   CHECK(dlb_opcosts_new(3, NULL, b) == NULL);
 }
 
+/* The output layer's GEMMs (graphs/step/output_layer.c, DLB_KERNEL_HEAD) at head_peak: an MLP
+** 784-1024-10 with softmax cross-entropy at b = 32 (test_graph.c's), fp32 SGD. fc2 (its
+** logits) and its two backward matmuls are the output layer; fc1 is not. On a device without a
+** matmul model, bandwidth high enough that every GEMM is compute-bound and no kernel overhead,
+** a GEMM takes F / (peak x flops_eff); with head_peak = peak / 2 the three take twice as long
+** (hand derivation: fc2 2 x 32 x 1024 x 10 = 655360 FLOPs each way, dW the same), every other
+** op as it was; head_peak 0 is the step's peak; a negative one is refused. */
+static void test_head_peak(void) {
+  dlb_graph *g = dlb_graph_new("mlp");
+  int x = T(g, "x", DLB_ROLE_INPUT, 0, 2, "32", "784", 0, 0);
+  int w1 = T(g, "w1", DLB_ROLE_WEIGHT, 0, 2, "784", "1024", 0, 0);
+  int w2 = T(g, "w2", DLB_ROLE_WEIGHT, 0, 2, "1024", "10", 0, 0);
+  int y = T(g, "y", DLB_ROLE_LABEL, DLB_DT_INT32, 1, "32", 0, 0, 0);
+  int h = OP(g, "relu", NULL, OP(g, "matmul", "fc1", x, w1, 0, NULL), -1, 0, NULL);
+  dlb_graph_set_loss(g, OP(g, "softmax_xent", "loss", OP(g, "matmul", "fc2", h, w2, 0, NULL), y, 0, NULL));
+  dlb_analysis *a = dlb_graph_analyze(g, &SGD, 0, NULL, NULL);
+  CHECK(a != NULL);
+  size_t n = dlb_analysis_nops(a);
+  const int *k = dlb_analysis_op_kernel(a);
+  const double *F = dlb_analysis_op_flops(a);
+  int heads = 0;
+  char name[64];
+  for (size_t i = 0; i < n; i++) {
+    dlb_analysis_op_name(a, i, name, sizeof name);
+    int is_fc2 = strncmp(name, "fc2", 3) == 0 && dlb_analysis_op_type(a)[i] == dlb_graph_op_type("matmul");
+    CHECK((k[i] == DLB_KERNEL_HEAD) == is_fc2);
+    if (k[i] == DLB_KERNEL_HEAD) {
+      heads++;
+      CHECK(F[i] == 655360);
+    }
+  }
+  CHECK(heads == 3);
+  dlb_opcosts *c = dlb_opcosts_from_analysis(a);
+  CHECK(c != NULL);
+  dlb_roof d = { .peak = 1e12, .bw = 1e18, .flops_eff = 0.8, .bw_eff = 0.7, .elem = 4, .bytes_scale = 1 };
+  double *t0 = malloc(n * sizeof *t0), *t1 = malloc(n * sizeof *t1);
+  dlb_roof_result r0, r1;
+  CHECK(dlb_opcosts_roofline(c, &d, t0, NULL, &r0) == DLB_OK);
+  d.head_peak = d.peak / 2;
+  CHECK(dlb_opcosts_roofline(c, &d, t1, NULL, &r1) == DLB_OK);
+  for (size_t i = 0; i < n; i++) {
+    if (k[i] == DLB_KERNEL_HEAD) {
+      CHECK_NEAR(t0[i], 655360 / (1e12 * 0.8), 1e-12);
+      CHECK_NEAR(t1[i], 2 * t0[i], 1e-12);
+    } else {
+      CHECK(t1[i] == t0[i]);
+    }
+  }
+  CHECK_NEAR(r1.time - r0.time, 3 * 655360 / (1e12 * 0.8), 1e-9);
+  CHECK(r1.util < r0.util); /* utilisation stays at the step's peak */
+  d.head_peak = -1;
+  CHECK(dlb_opcosts_roofline(c, &d, t1, NULL, &r1) == DLB_EINVAL);
+  CHECK(strstr(dlb_last_error(), "head_peak must be") != NULL);
+  (void)INFER;   /* graph_fixtures.h's inference options: not used here */
+  free(t0); free(t1);
+  dlb_opcosts_free(c);
+  dlb_analysis_free(a);
+  dlb_graph_free(g);
+}
+
 /* Randomized bad and extreme inputs: every call returns a status, never a NaN result. */
 static void test_fuzz(void) {
   const double vals[] = { 0, -1, 1, 0.5, 1e-300, 1e300, 3, 707, 4096, NAN, INFINITY, -INFINITY,
@@ -458,6 +519,7 @@ int main(void) {
   RUN(test_gemm_traffic_tiled);
   RUN(test_cache_aware_ops);
   RUN(test_opcosts);
+  RUN(test_head_peak);
   RUN(test_fuzz);
   return check_done();
 }

@@ -63,6 +63,15 @@ enum {
 **                  causal rate over the non-causal one (dlb.frameworks.attn_work sets it
 **                  per call); 0 = 1, all. Not a device's number: a property of the step
 **                  and its kernel.
+** head_peak        the peak (FLOP/s) of the output layer's GEMMs (ops of kernel class
+**                  DLB_KERNEL_HEAD: the LM head's forward GEMM and its two backward GEMMs;
+**                  dlb_par_op attention 5) in place of peak: the device's 16-bit peak in an
+**                  fp8 step whose recipe leaves the output layer in bf16 (Megatron-Core's
+**                  output_layer is a plain ColumnParallelLinear outside Transformer Engine;
+**                  torchtitan filters "output" out of its float8 conversion;
+**                  dlb.frameworks.head_peak sets it per call, docs/frameworks.md "The output
+**                  layer under fp8"); the step's flops_eff and the matmul efficiency apply
+**                  at it; 0 = peak. Not a device's number: a property of the step's recipe.
 ** The host-side model (issue [19]; dlb_timeline in graphs/hw/roofline_impl.h), 0 = off:
 ** host_op          s of host time to issue one op (framework dispatch: Python, the
 **                  dispatcher, the launch call); the device cannot start an op before the
@@ -95,6 +104,7 @@ typedef struct dlb_roof {
   double level3_size, level3_bw, level4_size, level4_bw;
   double attn_eff;
   double attn_work;
+  double head_peak;
   double host_op;
   double host_layer;
 } dlb_roof;
@@ -114,7 +124,7 @@ DLB_API const char *dlb_precision_name(int id);
 DLB_API double dlb_precision_bytes(int id);
 
 /* Check a device: positive finite peak and bw, effs in (0, 1] (attn_eff in [0, 1], 0 =
-** off; attn_work in [0, 1]), cache >= 0, elem > 0,
+** off; attn_work in [0, 1]; head_peak finite and >= 0), cache >= 0, elem > 0,
 ** the kernel-model fields finite and >= 0 (tiles >= 1 or 0), mem >= 0. Returns DLB_OK or
 ** DLB_EINVAL naming the bad field. */
 DLB_API int dlb_roof_check(const dlb_roof *d);

@@ -63,6 +63,9 @@ int dlb_roof_check(const dlb_roof *d) {
   if (!(d->attn_work >= 0 && d->attn_work <= 1))
     return dlb_fail(DLB_EINVAL, "roofline: attn_work must be in [0, 1] (the fraction of the "
                     "attention kernels' FLOPs computed; 0: all), got %g", d->attn_work);
+  if (!(d->head_peak >= 0 && isfinite(d->head_peak)))
+    return dlb_fail(DLB_EINVAL, "roofline: head_peak must be a FLOP/s >= 0 and finite (the output "
+                    "layer's GEMMs' peak; 0: peak), got %g", d->head_peak);
   if (!isfinite(d->cache) || d->cache < 0)
     return dlb_fail(DLB_EINVAL, "roofline: cache must be >= 0 bytes, got %g", d->cache);
   if (!positive(d->peak * d->flops_eff) || !positive(d->bw * d->bw_eff))

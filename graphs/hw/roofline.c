@@ -15,7 +15,8 @@
 struct dlb_opcosts {
   size_t n;
   double *flops, *bytes, *gemm; /* gemm: 4 per op, m <= 0 when not a matmul; lazily made */
-  char *attn;                   /* 1: a fused attention kernel; lazily made */
+  char *attn;                   /* DLB_KERNEL_* per op (1: a fused attention kernel, 2: a
+                                   GEMM of the output layer); lazily made */
   double *xops, *xkern;         /* further host ops and kernels per op (dlb_step_ops); lazily made */
   int step;                     /* 1: a training step's ops (the step-level terms join) */
   /* the optimizer step (from the analysis: dlb_opcosts_from_analysis): upd flags the update
@@ -151,8 +152,19 @@ static double level_bw(const dlb_roof *d, double bytes) {
 ** (half of them, Dao 2023 sec. 3.1.1, "causal masking", at the kernel's published causal rate:
 ** 0.5 / ratio, lua/dlbench/hw_kernels.lua). */
 double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
-                       int attention, int *mem_bound) {
+                       int kind, int *mem_bound) {
   double ct;
+  int attention = kind == DLB_KERNEL_ATTENTION;
+  /* the output layer's GEMMs at the step recipe's peak for them (head_peak: the 16-bit peak of
+  ** an fp8 step whose recipe leaves the output layer in bf16, docs/frameworks.md "The output
+  ** layer under fp8"): the whole rule on the device with that peak, so the matmul efficiency
+  ** (its per-tile cost, a time at the peak) is the 16-bit GEMM's too */
+  dlb_roof hd;
+  if (kind == DLB_KERNEL_HEAD && d->head_peak > 0) {
+    hd = *d;
+    hd.peak = d->head_peak;
+    d = &hd;
+  }
   if (attention && d->attn_work > 0) flops *= d->attn_work;
   if (attention && d->attn_eff > 0) {
     ct = flops / (d->peak * d->attn_eff);
@@ -170,9 +182,9 @@ double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const doub
 
 /* An op of several kernels; see roofline_impl.h. */
 double dlb_launch_time(const dlb_roof *d, double flops, double bytes, const double *gemm,
-                       int attention, double kernels, int *mem_bound) {
-  if (!(kernels > 1)) return dlb_op_time_raw(d, flops, bytes, gemm, attention, mem_bound);
-  return kernels * dlb_op_time_raw(d, flops / kernels, bytes / kernels, gemm, attention, mem_bound);
+                       int kind, double kernels, int *mem_bound) {
+  if (!(kernels > 1)) return dlb_op_time_raw(d, flops, bytes, gemm, kind, mem_bound);
+  return kernels * dlb_op_time_raw(d, flops / kernels, bytes / kernels, gemm, kind, mem_bound);
 }
 
 /* The host-side timeline; see roofline_impl.h (dlb_timeline_op is inline there). */
@@ -304,7 +316,7 @@ int dlb_op_time_run(const dlb_roof *d, double flops0, double flops1, double byte
     double x = cap >= 0 && j > cap ? cap : j;
     double f = flops0 + flops1 * x, b = (bytes0 + bytes1 * x) * scale;
     int mb;
-    double t = dlb_op_time_raw(d, f, b, NULL, attention, &mb);
+    double t = dlb_op_time_raw(d, f, b, NULL, attention ? DLB_KERNEL_ATTENTION : 0, &mb);
     if (t < min_time) { t = min_time; mb = 0; }
     if (cap >= 0 && j > cap) { /* every op from here on is the same */
       double k = hi - j + 1;
@@ -412,16 +424,18 @@ int dlb_opcosts_set_gemm(dlb_opcosts *c, size_t i, double m, double n, double k,
   return DLB_OK;
 }
 
-/* Mark op i as a fused attention kernel. */
-int dlb_opcosts_mark_attention(dlb_opcosts *c, size_t i) {
+/* Give op i kernel class kind (DLB_KERNEL_*; see roofline_impl.h). */
+int dlb_opcosts_mark_kind(dlb_opcosts *c, size_t i, int kind) {
   if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
   if (i >= c->n)
     return dlb_fail(DLB_EINVAL, "op costs: op %zu out of range (1..%zu)", i + 1, c->n);
+  if (kind != DLB_KERNEL_PLAIN && kind != DLB_KERNEL_ATTENTION && kind != DLB_KERNEL_HEAD)
+    return dlb_fail(DLB_EINVAL, "op costs: op %zu: unknown kernel class %d", i + 1, kind);
   if (c->attn == NULL) {
     c->attn = dlb_calloc(c->n, 1);
     if (c->attn == NULL) return dlb_fail(DLB_ENOMEM, "op costs: out of memory");
   }
-  c->attn[i] = 1;
+  c->attn[i] = (char)kind;
   return DLB_OK;
 }
 
@@ -454,16 +468,18 @@ int dlb_opcosts_mark_step(dlb_opcosts *c) {
   return DLB_OK;
 }
 
-/* Mark op i as one of the optimizer step's update phase. */
-int dlb_opcosts_mark_update(dlb_opcosts *c, size_t i) {
+/* Mark op i as one of the optimizer step's update phase (kind: DLB_UPD_*). */
+int dlb_opcosts_mark_update(dlb_opcosts *c, size_t i, int kind) {
   if (c == NULL) return dlb_fail(DLB_EINVAL, "op costs: set is NULL");
   if (i >= c->n)
     return dlb_fail(DLB_EINVAL, "op costs: op %zu out of range (1..%zu)", i + 1, c->n);
+  if (kind != DLB_UPD_LAUNCH && kind != DLB_UPD_OPS)
+    return dlb_fail(DLB_EINVAL, "op costs: update kind %d (need DLB_UPD_LAUNCH or DLB_UPD_OPS)", kind);
   if (c->upd == NULL) {
     c->upd = dlb_calloc(c->n, 1);
     if (c->upd == NULL) return dlb_fail(DLB_ENOMEM, "op costs: out of memory");
   }
-  c->upd[i] = 1;
+  c->upd[i] = (char)kind;
   return DLB_OK;
 }
 
@@ -481,7 +497,7 @@ int dlb_opcosts_set_optim(dlb_opcosts *c, int kind, double kernels, double host_
   dlb_optim_count oc;
   int st = dlb_optim_launches(kind, kernels, host_ops, sync, 1, 1, &oc);
   if (st != DLB_OK) return dlb_fail(st, "op costs: %s", dlb_last_error());
-  if (kind == DLB_OPTIM_NONE || c->upd == NULL || !(c->ut > 0)) return DLB_OK;
+  if (kind == DLB_OPTIM_NONE || c->upd == NULL || !(c->ut > 0)) return DLB_OK;  /* no DLB_UPD_LAUNCH op */
   st = dlb_optim_launches(kind, kernels, host_ops, sync, c->ut, c->uc, &c->oc);
   if (st != DLB_OK) return dlb_fail(st, "op costs: %s", dlb_last_error());
   c->has_oc = 1;
@@ -514,7 +530,7 @@ int dlb_opcosts_roofline(const dlb_opcosts *c, const dlb_roof *d, double *op_tim
   if (out == NULL) return dlb_fail(DLB_EINVAL, "roofline: out is NULL");
   dlb_step_ops s = { .n = c->n, .flops = c->flops, .bytes = c->bytes, .gemm = c->gemm,
                      .attn = c->attn, .xops = c->xops, .xkern = c->xkern, .step = c->step,
-                     .upd = c->has_oc ? c->upd : NULL,
+                     .upd = c->upd,
                      .optim = c->has_oc ? &c->oc : NULL, .mark = c->mark,
                      .phase_sync = c->phase_sync };
   return dlb_step_time(d, &s, NULL, op_time, op_bound, out);

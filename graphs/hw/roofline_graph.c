@@ -1,7 +1,8 @@
 /*
 ** roofline_graph.c — op-cost sets from a graph analysis (graphs/ir/dlb_graph.h): each op's
 ** FLOPs and bytes, the matmul shape of matmul-like ops for the cache-aware model, and
-** which ops are fused attention kernels (timed at the device's attn_eff).
+** which ops are fused attention kernels (timed at the device's attn_eff) and GEMMs of the
+** output layer (at its head_peak when set).
 */
 #include "dlb_graph.h"
 #include "dlb_roofline.h"
@@ -19,7 +20,8 @@ dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a) {
   const double *more = dlb_analysis_op_more(a);   /* 2 per op */
   for (size_t i = 0; i < n; i++) {
     double g[4];
-    if (kernel[i] == DLB_KERNEL_ATTENTION && dlb_opcosts_mark_attention(c, i) != DLB_OK) {
+    if ((kernel[i] == DLB_KERNEL_ATTENTION || kernel[i] == DLB_KERNEL_HEAD) &&
+        dlb_opcosts_mark_kind(c, i, kernel[i]) != DLB_OK) {
       dlb_opcosts_free(c);
       return NULL;
     }
@@ -63,10 +65,13 @@ dlb_opcosts *dlb_opcosts_from_analysis(const dlb_analysis *a) {
     has[l] = u[0] > 0;
     ut += u[0], uc += u[1];
   }
-  for (size_t i = 0; ut > 0 && i < n; i++) {
+  /* every update op is of the phase (dlb_step_time runs it after the backward): a launch
+  ** model's op (DLB_UPD_LAUNCH) in a layer with such tensors, else one of its own */
+  for (size_t i = 0; i < n; i++) {
+    if (phase[i] != DLB_PHASE_UPDATE) continue;
     int gi = nl ? layer[i] : 0;
-    if (phase[i] == DLB_PHASE_UPDATE && gi >= 0 && (size_t)gi < ng && has[gi] &&
-        dlb_opcosts_mark_update(c, i) != DLB_OK) {
+    int kind = ut > 0 && gi >= 0 && (size_t)gi < ng && has[gi] ? DLB_UPD_LAUNCH : DLB_UPD_OPS;
+    if (dlb_opcosts_mark_update(c, i, kind) != DLB_OK) {
       dlb_free(has);
       dlb_opcosts_free(c);
       return NULL;

@@ -13,17 +13,19 @@
 
 /* The per-op time rule of dlb_op_time without its argument checks, for loops that checked
 ** the device once (dlb_roofline_ops, the planner). bytes are already scaled and made
-** cache-aware by the caller; gemm may be NULL; attention != 0 marks a fused attention
-** kernel (timed at d->attn_eff when set). Returns the seconds and sets *mem_bound. */
+** cache-aware by the caller; gemm may be NULL; kind is the op's DLB_KERNEL_* class:
+** DLB_KERNEL_ATTENTION a fused attention kernel (timed at d->attn_eff when set),
+** DLB_KERNEL_HEAD a GEMM of the output layer (at d->head_peak in place of d->peak when set,
+** the matmul efficiency too), 0 any other op. Returns the seconds and sets *mem_bound. */
 double dlb_op_time_raw(const dlb_roof *d, double flops, double bytes, const double *gemm,
-                       int attention, int *mem_bound);
+                       int kind, int *mem_bound);
 /* An op launched as `kernels` kernels (whole, >= 1; a graph op is one, a pass may give it the
 ** eager kernels around it: dlb_step_ops.xkern), each the per-op rule on an even share of its
 ** FLOPs and bytes, their seconds summed (the rule of the optimizer's launches, dlb_optim_time,
 ** and of an op launched once per local expert, planner_ops.c per_expert): kernels x
 ** raw(flops / kernels, bytes / kernels). *mem_bound: the bound of one share. */
 double dlb_launch_time(const dlb_roof *d, double flops, double bytes, const double *gemm,
-                       int attention, double kernels, int *mem_bound);
+                       int kind, double kernels, int *mem_bound);
 /* The host seconds of `ops` Python-level ops that launch `kernels` kernels: host_op per op and
 ** kernel_overhead per further launch from C++ (kernels - ops, when more); 0 without a host
 ** model (host_op 0: a compiled or graph-captured step issues nothing per launch). The one
@@ -101,19 +103,22 @@ struct dlb_optim_count;
 double dlb_optim_time(const dlb_roof *d, const struct dlb_optim_count *c, double flops,
                       double bytes, double *dev_s, double *host_s, int *mem_bound);
 
-/* Mark op i of a set as a fused attention kernel (roofline_graph.c, from the analysis). */
+/* Give op i of a set kernel class kind (roofline_graph.c, from the analysis):
+** DLB_KERNEL_PLAIN, DLB_KERNEL_ATTENTION or DLB_KERNEL_HEAD, the per-op rule's kind above;
+** DLB_EINVAL for an op out of range or another class. */
 struct dlb_opcosts;
-int dlb_opcosts_mark_attention(struct dlb_opcosts *c, size_t i);
+int dlb_opcosts_mark_kind(struct dlb_opcosts *c, size_t i, int kind);
 /* Give op i of a set its further host ops and kernels (whole, >= 0; roofline_graph.c, from
 ** the analysis: dlb_step_ops.xops, xkern). */
 int dlb_opcosts_set_more(struct dlb_opcosts *c, size_t i, double ops, double kernels);
 /* Mark a set as a whole training step's ops (roofline_graph.c: a set made from a step's
 ** analysis), so that dlb_opcosts_roofline adds the step-level terms (dlb_step_time). */
 int dlb_opcosts_mark_step(struct dlb_opcosts *c);
-/* Mark op i of a set as one of the optimizer step's update phase, and give the phase's
-** parameter tensors and their chunks (roofline_graph.c, from the analysis: the launch model
-** of dlb_opcosts_set_optim times those ops as one phase). */
-int dlb_opcosts_mark_update(struct dlb_opcosts *c, size_t i);
+/* Mark op i of a set as one of the optimizer step's update phase (kind DLB_UPD_LAUNCH: an
+** op of a layer whose Adam / AdamW tensors the launch model of dlb_opcosts_set_optim times as
+** one phase; DLB_UPD_OPS: another update op, one kernel of its own after the backward), and
+** give the phase's parameter tensors and their chunks (roofline_graph.c, from the analysis). */
+int dlb_opcosts_mark_update(struct dlb_opcosts *c, size_t i, int kind);
 void dlb_opcosts_set_update_tensors(struct dlb_opcosts *c, double tensors, double chunks);
 /* Give a set its step's scope marks (dlb_step_marks, n of them; roofline_graph.c). */
 int dlb_opcosts_set_marks(struct dlb_opcosts *c, const unsigned char *mark);
@@ -141,7 +146,8 @@ typedef struct dlb_step_ops {
   size_t n;
   const double *flops, *bytes; /* n each; bytes as counted (dlb_step_time applies bytes_scale) */
   const double *gemm;          /* 4 per op (m, n, k, batch; m <= 0: not a matmul) or NULL */
-  const char *attn;            /* n flags, 1: a fused attention kernel; NULL: none */
+  const char *attn;            /* n DLB_KERNEL_* classes (1: a fused attention kernel, 2: a GEMM
+                                  of the output layer, 0: any other op); NULL: all 0 */
   /* per op (class): the further Python-level ops the host issues for it and the further
   ** kernels it launches beyond its one of each (whole, >= 0; a pass's eager ops counted on a
   ** graph op: graphs/step/fusion.c lm_metrics, xent_fp32; dlb_analysis_op_more); NULL: none.
@@ -157,12 +163,20 @@ typedef struct dlb_step_ops {
   const int32_t *ord, *sego, *segn;
   const double *rep;
   int step;                    /* 1: a whole training step: the step-level terms join */
-  /* The optimizer step's launch model (graphs/hw/optim_launch.c): NULL, none (every op through
-  ** the timeline). Else the ops (classes) whose upd flag is set are the update phase, run
-  ** after the other ops' timeline from a synchronisation point as `optim`'s launches share
-  ** their FLOPs and (scaled) bytes (dlb_optim_time), as the planner's update phase runs
-  ** (graphs/parallel/planner.c); with classes and a host model the op order (ord, sego, segn)
-  ** must leave them out. */
+  /* The optimizer step's update phase: upd NULL, none marked (every op through the
+  ** timeline, in place). Else upd[i] (an op or class) is 0, not of the phase; DLB_UPD_LAUNCH,
+  ** with a launch model (optim, graphs/hw/optim_launch.c) run after the other ops' timeline
+  ** from a synchronisation point as `optim`'s launches share their FLOPs and (scaled) bytes
+  ** (dlb_optim_time); DLB_UPD_OPS (or DLB_UPD_LAUNCH without a launch model), with a host
+  ** model, after the timeline as one kernel each, their device and host seconds two streams
+  ** from that point (dlb_stream_time), without one in place (a sum either way). Both as the
+  ** planner's update phase runs after the flush (graphs/parallel/planner.c), and as a
+  ** framework's training loop calls optimizer.step() after loss.backward() (PyTorch's
+  ** autograd tutorial: loss.backward(), then optim.step() of torch.optim.SGD): before issue
+  ** [18] item 5 an update op outside a launch model ran where the analysis puts it, inside the
+  ** backward, and a host-bound step's time moved with that order (a momentum-SGD MobileNet
+  ** under fsdp 6.9% below the planner's). With classes and a host model the op order (ord,
+  ** sego, segn) must leave every marked class out. */
   const char *upd;
   const struct dlb_optim_count *optim;
   /* Where the step's scopes begin (dlb_step_marks): NULL, nowhere; else per op (s->mult NULL)
@@ -183,6 +197,8 @@ typedef struct dlb_step_ops {
 } dlb_step_ops;
 
 enum { DLB_MARK_PHASE = 1, DLB_MARK_LAYER = 2 };
+/* dlb_step_ops.upd kinds */
+enum { DLB_UPD_LAUNCH = 1, DLB_UPD_OPS = 2 };
 
 /* The one rule for where a step's scopes begin (dlb_step_ops.mark) from its analysis arrays
 ** (n ops in order: phase[i] a DLB_PHASE_*, layer[i] the op's layer or < 0, costed[i] != 0

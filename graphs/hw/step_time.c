@@ -69,7 +69,8 @@ static inline int op_cost(const dlb_roof *d, const dlb_step_ops *s, size_t i, co
   const double *g = s->gemm != NULL ? s->gemm + 4 * i : NULL;
   /* its kernels (one, or a pass's eager ones around it) on the device and the host */
   double xo = s->xops != NULL ? s->xops[i] : 0, k = 1 + (s->xkern != NULL ? s->xkern[i] : 0);
-  *t = dlb_launch_time(d, *f, *b, g, s->attn != NULL && s->attn[i], k, mb);
+  *t = dlb_launch_time(d, *f, *b, g, s->attn != NULL ? s->attn[i] : DLB_KERNEL_PLAIN, k,
+                       mb);
   if (!isfinite(*t))
     return dlb_fail(DLB_ENUMERIC, "roofline: %s %zu's time overflows (%g FLOPs, %g bytes)",
                     unit, i + 1, *f, *b);
@@ -228,13 +229,18 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
     return dlb_fail(DLB_EINVAL, "roofline: flops and bytes arrays are required");
   double tf = 0, tb = 0, tmem = 0, nmem = 0;
   dlb_timeline tl = { 0, 0, 0, 0 };   /* the host-side model: one stream, issued in order */
-  /* the update phase under a launch model (s->optim): its ops' FLOPs and scaled bytes (their
-  ** time is the phase's, below) and how many they are */
-  const char *upd = s->optim != NULL ? s->upd : NULL;
-  double uf = 0, ub = 0, un = 0;
   /* the host model (host_op, host_layer) and the step's marks it reads (none when no mark
   ** can act: no phase syncs and no host_layer) */
   const int host = d->host_op > 0 || d->host_layer > 0;
+  /* the update phase (s->upd, roofline_impl.h): an op under the launch model (s->optim) gives
+  ** its FLOPs and scaled bytes (their time is the phase's, below: uf, ub, un); another one,
+  ** with a host model, its own device and host seconds after the timeline (pdev, phost, pn:
+  ** one kernel each, the planner's stream of a layer's update ops); without one it stays in
+  ** place (the sum is the same) */
+  const char *upd = s->upd;
+  double uf = 0, ub = 0, un = 0, pdev = 0, phost = 0, pn = 0;
+#define UPD_LAUNCHED(i) (upd != NULL && upd[i] == DLB_UPD_LAUNCH && s->optim != NULL)
+#define UPD_AFTER(i) (upd != NULL && upd[i] != 0 && host && !UPD_LAUNCHED(i))
   const unsigned char *mk = host && (s->phase_sync || d->host_layer > 0) ? s->mark : NULL;
   double hwait = 0;   /* the host's seconds waiting at synchronisation points (step_mark) */
   int st;
@@ -243,18 +249,20 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
     for (size_t i = 0; i < s->n; i++) {
       double f = 0, b = 0, t = 0, h = 0;
       int mb = 0;
-      if (upd != NULL && upd[i]) {   /* the update phase's: after the timeline */
+      if (UPD_LAUNCHED(i)) {   /* the launch model's update phase: after the timeline */
         if ((st = op_work(d, s, i, "op", &f, &b)) != DLB_OK) return st;
         tf += f, tb += b, uf += f, ub += b, un += 1;
         continue;
       }
-      if (mk != NULL && mk[i]) step_mark(&tl, mk[i], s->phase_sync, d->host_layer, &hwait);
+      const int after = UPD_AFTER(i);
+      if (!after && mk != NULL && mk[i]) step_mark(&tl, mk[i], s->phase_sync, d->host_layer, &hwait);
       if ((st = op_cost(d, s, i, "op", &f, &b, &t, &h, &mb)) != DLB_OK) return st;
       if (op_bound) op_bound[i] = mb ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
       tf += f; tb += b;
       if (mb) { tmem += t; nmem += 1; }
       if (op_time) op_time[i] = t;
-      dlb_timeline_kernels(&tl, t, h, 1 + (s->xkern != NULL ? s->xkern[i] : 0));
+      if (after) pdev += t, phost += h, pn += 1;   /* its own kernels after the timeline */
+      else dlb_timeline_kernels(&tl, t, h, 1 + (s->xkern != NULL ? s->xkern[i] : 0));
     }
   } else {
     /* op classes counted by their multiplicity; with a host model the ops in s->ord's order
@@ -265,15 +273,20 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
       int mb = 0;
       ct[i] = ht[i] = 0;
       if (m == 0 && !host) continue;
-      if (upd != NULL && upd[i]) {   /* the update phase's (left out of s->ord) */
+      if (UPD_LAUNCHED(i)) {   /* the launch model's update phase (left out of s->ord) */
         if ((st = op_work(d, s, i, "op class", &f, &b)) != DLB_OK) return st;
         tf += m * f, tb += m * b, uf += m * f, ub += m * b, un += m;
         continue;
       }
       if ((st = op_cost(d, s, i, "op class", &f, &b, &t, &h, &mb)) != DLB_OK) return st;
-      ct[i] = t, ht[i] = h;
-      tt += m * t, tf += m * f, tb += m * b;
+      tf += m * f, tb += m * b;
       if (mb) { tmem += m * t; nmem += m; }
+      if (UPD_AFTER(i)) {   /* its own kernels after the timeline (left out of s->ord) */
+        pdev += m * t, phost += m * h, pn += m;
+        continue;
+      }
+      ct[i] = t, ht[i] = h;
+      tt += m * t;
     }
     if (host) {
       tlrun c = { ct, ht, s->xkern, mk, s->phase_sync, d->host_layer };
@@ -293,7 +306,7 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
   ** synchronisation point there (the planner's update phase, graphs/parallel/planner.c), then
   ** the step's own overhead */
   double tt = dlb_timeline_end(&tl), ut = 0, udev = 0, uhost = 0;
-  if (upd != NULL) {
+  if (upd != NULL && s->optim != NULL) {
     /* the phase is memory-bound time when its launches are (each the per-op rule on an even
     ** share, as dlb_optim_time times them) */
     int mb = 0;
@@ -305,18 +318,24 @@ int dlb_step_time(const dlb_roof *d, const dlb_step_ops *s, double *work, double
     if (mb) { tmem += ut; nmem += un; }
     if (s->mult == NULL && (op_time != NULL || op_bound != NULL))
       for (size_t i = 0; i < s->n; i++) {   /* each update op: its bytes' share of the phase */
-        if (!upd[i]) continue;
+        if (!UPD_LAUNCHED(i)) continue;
         double f = 0, b = 0;
         (void)op_work(d, s, i, "op", &f, &b);   /* checked above */
         if (op_time) op_time[i] = ub > 0 ? ut * b / ub : ut / un;
         if (op_bound) op_bound[i] = mb ? DLB_BOUND_MEMORY : DLB_BOUND_COMPUTE;
       }
   }
+  /* the other update ops from there: one kernel each, the device's and the host's seconds
+  ** two streams (the planner's dlb_stream_time of a stage's update ops) */
+  double pt = pn > 0 ? dlb_stream_time(pdev, phost) : 0;
+  tt += pt;
   if (s->step && d->step_overhead > 0) tt += d->step_overhead;
   st = dlb_sum_result(d, tf, tb, tt, tmem, nmem, "roofline: the step's time", out);
   if (st != DLB_OK) return st;
-  out->host_idle = tl.idle + (ut > udev ? ut - udev : 0);
-  out->host_time = tl.host - hwait + uhost;
-  out->update_time = ut;
+  out->host_idle = tl.idle + (ut > udev ? ut - udev : 0) + (pt > pdev ? pt - pdev : 0);
+  out->host_time = tl.host - hwait + uhost + phost;
+  out->update_time = ut;   /* the launch model's phase (docs/frameworks.md) */
   return DLB_OK;
 }
+#undef UPD_LAUNCHED
+#undef UPD_AFTER

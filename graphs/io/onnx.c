@@ -215,7 +215,11 @@ int dlb_onnx_const_tensor(dlb_onnx *m, oval *v, const Onnx__TensorProto *tp, int
     if (v->d[i] < 0) return v->d[i];
     n *= (double)tp->dims[i];
   }
-  if (weights && dlb_onnx_isfloat(v->elem) && n > 1) {
+  /* a float initializer is a weight unless its data is an additive mask (0 and fills: a
+  ** buffer such as a causal mask, onnx_mask.c); other constants' mask properties */
+  int wcand = weights && dlb_onnx_isfloat(v->elem) && n > 1;
+  dlb_onnx_mask_scan(v, tp, wcand);
+  if (wcand && !(v->tri && v->neg)) {
     v->weight = 1;
     return DLB_OK;
   }
@@ -448,13 +452,39 @@ static int split_at(char *s, char sep, char **parts, int max) {
   return n;
 }
 
+/* Whether scope names a layer of g other than the current one (a scope left before). */
+static int closed_scope(const dlb_graph *g, const char *scope) {
+  for (size_t i = 0; i < g->nlayers; i++)
+    if ((int)i != g->curlayer && !strcmp(g->layers[i], scope)) return 1;
+  return 0;
+}
+
+/* The scope of node n's name path ("/layer1/layer1.0/conv1/Conv" -> "layer1.0",
+** "/lm_head/MatMul" -> "lm_head") into scope; 0 when it has none ("/MatMul"). */
+static int node_scope(const Onnx__NodeProto *n, char *scope, size_t size) {
+  char tmp[512];
+  char *parts[64];
+  scope[0] = '\0';
+  if (!n->name || n->name[0] != '/') return 0;
+  snprintf(tmp, sizeof tmp, "%s", n->name);
+  int nm = split_at(tmp, '/', parts, 64) - 1; /* module components (torch qualifies each) */
+  if (nm >= 1) snprintf(scope, size, "%s", parts[nm >= 2 ? nm - 2 : 0]);
+  return scope[0] != '\0';
+}
+
 /* Layer scopes from module paths (docs/import.md "Layers"): a node using a weight named
 ** like a module path opens a scope: up to the first block index ("layer1.0.conv1.weight",
 ** "enc.layers.3.self_attn.out_proj.weight" -> "layer1.0", "enc.layers.3"), else the path
 ** without the parameter and its leaf module ("bert.pooler.dense.weight" -> "bert.pooler",
 ** "fc.weight" -> "fc"); weights without
 ** a path ("onnx::MatMul_12") take the node's name path ("/layer1/layer1.0/conv1/Conv");
-** other nodes stay in the current scope. */
+** other nodes stay in the current scope. A scope once left is not opened again: a weight
+** used again later (GPT-2's lm_head tied to wte.weight) takes the node's name path instead
+** ("/lm_head/MatMul" -> "lm_head"), else the node stays in the current scope, so every scope
+** is one run of the forward, as the planner's layers and their pipeline stages take it
+** (dlb.parallel.layers.from_graph; issue [18] item 5: gpt2_like.onnx's head and loss, in the
+** scope "wte" of its first op, ran before the blocks in evaluate's forward and after them in
+** roofline.time's, 0.18% apart under megatron-lm's host model and phase syncs). */
 static int node_layer(dlb_onnx *m, const Onnx__NodeProto *n) {
   char tmp[512], scope[512] = "";
   char *parts[64];
@@ -462,10 +492,7 @@ static int node_layer(dlb_onnx *m, const Onnx__NodeProto *n) {
     oval *v = n->input[k] && *n->input[k] ? dlb_onnx_find(m, n->input[k]) : NULL;
     if (!v || v->state != OV_CONST || !v->weight) continue;
     if (strchr(v->name, ':') || !strchr(v->name, '.')) {
-      if (!n->name || n->name[0] != '/') return DLB_OK;
-      snprintf(tmp, sizeof tmp, "%s", n->name);
-      int nm = split_at(tmp, '/', parts, 64) - 1; /* module components (torch qualifies each) */
-      if (nm >= 1) snprintf(scope, sizeof scope, "%s", parts[nm >= 2 ? nm - 2 : 0]);
+      if (!node_scope(n, scope, sizeof scope)) return DLB_OK;
     } else {
       snprintf(tmp, sizeof tmp, "%s", v->name);
       int np = split_at(tmp, '.', parts, 64), blk = 0;
@@ -477,6 +504,9 @@ static int node_layer(dlb_onnx *m, const Onnx__NodeProto *n) {
   }
   if (!scope[0]) return DLB_OK;
   dlb_graph *g = m->g;
+  if (g->curlayer >= 0 && !strcmp(g->layers[g->curlayer], scope)) return DLB_OK;
+  if (closed_scope(g, scope) && (!node_scope(n, scope, sizeof scope) || closed_scope(g, scope)))
+    return DLB_OK;   /* (a scope left before: not reopened; see above) */
   if (g->curlayer >= 0 && !strcmp(g->layers[g->curlayer], scope)) return DLB_OK;
   return dlb_graph_layer(g, scope);
 }

@@ -25,6 +25,7 @@ enum { ONNX_MAXVALS = 4096 };  /* constants with more elements keep only their d
 ** the memory unpacking may take besides tensor data. */
 enum { ONNX_WIRE_MAXDEPTH = 64, ONNX_WIRE_MAXMEM = 256 << 20 };
 enum { ONNX_MAXOPSET = 100 };  /* the default domain's opset: 1..100 (23 in 2025) */
+enum { ONNX_TRI_LOWER = 1, ONNX_TRI_UPPER = 2 };  /* oval.tri: a triangular mask (onnx_mask.c) */
 /* Refuse what protobuf-c must not see: nesting past ONNX_WIRE_MAXDEPTH, NUL bytes in
 ** strings, names over 511 bytes, groups, malformed lengths, unpacking past
 ** ONNX_WIRE_MAXMEM; file names the input in the message. */
@@ -45,6 +46,15 @@ typedef struct oval {
   int trans;             /* a Transpose of the last two axes read only by MatMul / Gemm as
                             an operand: t is the untransposed tensor, d the transposed dims,
                             the consumer's transpose flag (onnx_ops.c transpose) */
+  /* a constant's mask properties, read from its data and carried through the ops that
+  ** move masks (onnx_mask.c; docs/import.md "Causal attention") */
+  int tri, trik;         /* ONNX_TRI_*: over the last two axes (row i, column j) the nonzero
+                            elements are exactly those with j - i <= trik (LOWER) or
+                            j - i >= trik (UPPER), in every leading slice; 0: not known */
+  int allnz;             /* every element is nonzero */
+  int neg;               /* every nonzero element is <= ONNX_MASK_NEG (a mask's fill) */
+  int iota, ioff;        /* iota > 0: the values are index + ioff along axis nd - iota and
+                            the same along every other axis (a Range from a constant) */
 } oval;
 
 typedef struct onnx_rep {
@@ -106,6 +116,40 @@ int dlb_onnx_vi_dims(dlb_onnx *m, const char *name, int32_t *d, int newsyms);
 int dlb_onnx_const_tensor(dlb_onnx *m, oval *v, const Onnx__TensorProto *tp, int weights);
 /* The dim of ValueInfo dimension p (a value, or a symbol from dim_param). */
 int dlb_onnx_dim(dlb_onnx *m, const Onnx__TensorShapeProto__Dimension *p, const char *what, int i);
+
+/* -- onnx_mask.c: a causal attention mask (docs/import.md "Causal attention") -- */
+/* A mask's fill: an additive mask's masked entries and Where's fill value are at most this
+** (Hugging Face: torch.finfo(dtype).min, -inf, or -10000.0 in older modeling_bert.py). */
+#define ONNX_MASK_NEG (-1e4)
+/* v's mask properties (tri, allnz, neg) from tensor tp's data (none when it has none);
+** fill_only: only an additive mask (every element 0 or a fill) gets any, so a float
+** initializer's scan ends at its first other value. */
+void dlb_onnx_mask_scan(oval *v, const Onnx__TensorProto *tp, int fill_only);
+/* out (a constant computed from in by a reshape, Unsqueeze, Squeeze or Expand) keeps the
+** properties that survive it. */
+void dlb_onnx_mask_redim(oval *out, const oval *in);
+/* out = in[start:...] (per axis: touched, a known start or -1, the step). */
+void dlb_onnx_mask_slice(oval *out, const oval *in, const int *touched, const int64_t *start,
+                         const int64_t *step);
+/* Cast of v's values from `from` to `to` (ONNX element types), in place. */
+void dlb_onnx_mask_cast(oval *v, int from, int to);
+/* out = Not(in); out = Trilu(in, upper, k) (k NaN when not known). */
+void dlb_onnx_mask_not(oval *out, const oval *in);
+void dlb_onnx_mask_trilu(oval *out, const oval *in, int upper, double k);
+/* out = Where(c, a, b) of constants; out = op(a, b) of constants (Add/Sub of a scalar to an
+** iota, comparisons of two iotas); out = Range(start, limit, 1). */
+void dlb_onnx_mask_where(dlb_onnx *m, oval *out, const oval *c, const oval *a, const oval *b);
+void dlb_onnx_mask_binary(dlb_onnx *m, oval *out, const char *op, const oval *a, const oval *b);
+void dlb_onnx_mask_range(oval *out, double start);
+/* Whether Where(c, a, b) with one tensor branch (the scores) applies a causal mask: c keeps
+** j <= i (or masks j > i with the fill in a); the fill is a mask fill; c spans the last two
+** dims d[nd - 2], d[nd - 1] of the result. Add(scores, mask): the mask masks exactly j > i
+** with fills. */
+int dlb_onnx_mask_causal_where(const dlb_onnx *m, const oval *c, const oval *a, const oval *b, int nd,
+                               const int32_t *d);
+int dlb_onnx_mask_causal_add(const oval *mask, int nd, const int32_t *d);
+/* Mark graph tensor t (the masked scores) as the output of a causal mask (TF_CAUSAL). */
+void dlb_onnx_mask_mark(dlb_onnx *m, int t);
 
 /* -- onnx_fuse.c -- */
 /* Count the consumers of every value (for pattern matching). */

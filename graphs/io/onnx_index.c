@@ -62,6 +62,10 @@ int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n) {
   int32_t d[DLB_GRAPH_MAXRANK], start[DLB_GRAPH_MAXRANK] = {0};
   memcpy(d, x->d, sizeof d);
   int touched[DLB_GRAPH_MAXRANK] = {0};
+  /* per axis: the step, and the start when it is known exactly (-1 not), for a mask's
+  ** diagonal (onnx_mask.c) */
+  int64_t ustep[DLB_GRAPH_MAXRANK], ustart[DLB_GRAPH_MAXRANK];
+  for (int i = 0; i < DLB_GRAPH_MAXRANK; i++) ustep[i] = 1, ustart[i] = -1;
   for (int i = 0; i < k; i++) {
     int a = 0;
     if ((rc = dlb_onnx_axis0(m, ax[i], x->nd, &a))) return rc;
@@ -75,6 +79,7 @@ int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n) {
       int c = dlb_dim_const(m->g, (double)st[i]);
       if (c < 0 || (d[a] = dlb_dim_add(m->g, ed[i], c, -1)) < 0) return c < 0 ? c : d[a];
       start[a] = st[i] < 2147483647 ? (int)st[i] : 0;
+      ustart[a] = st[i];
     } else if (dlb_dim_is_const(m->g, dd, &D)) {
       double s = (double)st[i], e = (double)en[i];
       if (sp[i] > 0) {
@@ -93,14 +98,18 @@ int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n) {
       if ((d[a] = dlb_dim_const(m->g, len)) < 0) return d[a];
       double s0 = sp[i] > 0 ? s : e + 1;
       start[a] = s0 < 2147483647.0 ? (int)s0 : 0; /* the start changes no cost */
+      ustart[a] = sp[i] > 0 ? (int64_t)s : -1;
     } else if (sp[i] == 1 && st[i] >= 0 && en[i] >= BIG) {
       if ((d[a] = dlb_dim_add(m->g, dd, dlb_dim_const(m->g, (double)st[i]), -1)) < 0) return d[a];
       start[a] = st[i] < 2147483647 ? (int)st[i] : 0;
+      ustart[a] = st[i];
     } else if (sp[i] == 1 && st[i] >= 0 && en[i] >= 0 && en[i] < BIG) {
       if ((d[a] = dlb_dim_const(m->g, (double)(en[i] - st[i]))) < 0) return d[a];
       start[a] = st[i] < 2147483647 ? (int)st[i] : 0;
+      ustart[a] = st[i];
     } else if (sp[i] == 1 && st[i] == 0 && en[i] < 0) {
       if ((d[a] = dlb_dim_add(m->g, dd, dlb_dim_const(m->g, (double)-en[i]), -1)) < 0) return d[a];
+      ustart[a] = 0;
     } else if (sp[i] == 1 && st[i] < 0 && en[i] >= BIG) {
       if ((d[a] = dlb_dim_const(m->g, (double)-st[i])) < 0) return d[a];
     } else {
@@ -108,6 +117,7 @@ int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n) {
                   (long long)st[i], (long long)en[i], (long long)sp[i], a + 1);
     }
     touched[a] = 1;
+    ustep[a] = sp[i];
   }
   if (x->state == OV_CONST && !x->weight) {
     oval c = *x;
@@ -118,6 +128,7 @@ int dlb_onnx_op_slice(dlb_onnx *m, const Onnx__NodeProto *n) {
       nv = (int)len;
     oval *v = dlb_onnx_set_c(m, n, 0, c.nd, d, nv, c.elem);
     if (!v) return dlb_last_status();
+    dlb_onnx_mask_slice(v, &c, touched, ustart, ustep);
     if (nv) memmove(m->pool + v->v, m->pool + c.v + start[0], (size_t)nv * sizeof *m->pool);
     if (c.nd == 1 && c.nv && k == 1 && !nv) v->nv = 0;
     return DLB_OK;

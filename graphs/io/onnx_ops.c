@@ -44,6 +44,7 @@ static int unary(dlb_onnx *m, const Onnx__NodeProto *n) {
       nv = c.nv;
     oval *v = dlb_onnx_set_c(m, n, 0, c.nd, c.d, nv, c.elem);
     if (!v) return dlb_last_status();
+    if (!strcmp(n->op_type, "Not")) dlb_onnx_mask_not(v, &c);
     for (int i = 0; i < nv; i++) {
       double a;
       int d = m->pool[c.v + i];
@@ -77,18 +78,25 @@ static int trilu(dlb_onnx *m, const Onnx__NodeProto *n) {
                          m->nodei, n->name && *n->name ? n->name
                          : n->n_output > 0 && n->output[0] ? n->output[0] : "");
   if (rc) return rc;
-  return unary(m, n);
+  oval *x;
+  if ((rc = dlb_onnx_need(m, n, 0, &x))) return rc;
+  oval c = *x;
+  if ((rc = unary(m, n))) return rc;
+  oval *v = c.state == OV_CONST ? dlb_onnx_find(m, n->output[0]) : NULL;
+  if (v) dlb_onnx_mask_trilu(v, &c, upper, k); /* Trilu of a filled constant: a triangle */
+  return DLB_OK;
 }
 
 static int cast(dlb_onnx *m, const Onnx__NodeProto *n) {
   oval *x;
   int rc = dlb_onnx_need(m, n, 0, &x);
   if (rc) return rc;
-  int to = (int)dlb_onnx_aint(n, "to", 1);
+  int to = (int)dlb_onnx_aint(n, "to", 1), from = x->elem;
   if ((rc = dlb_onnx_alias(m, n))) return rc;
   oval *v = dlb_onnx_find(m, n->output[0]);
   if (v) {
     v->elem = to;
+    dlb_onnx_mask_cast(v, from, to);
     if (v->state == OV_CONST && v->nv && !dlb_onnx_isfloat(to)) { /* truncate numbers */
       int off = dlb_onnx_pool(m, (size_t)v->nv);
       if (off < 0) return off;
@@ -174,9 +182,12 @@ static int binary(dlb_onnx *m, const Onnx__NodeProto *n) {
             !strcmp(op, "LessOrEqual") || !strcmp(op, "GreaterOrEqual") || !strcmp(op, "And") ||
             !strcmp(op, "Or") || !strcmp(op, "Xor");
   if (a->state == OV_CONST && b->state == OV_CONST) {
+    oval ca = *a, cb = *b;
     int f = fold2(m, n, a, b, d, r);
     if (f < 0) return f;
-    if (f == 0) return dlb_onnx_set_c(m, n, 0, r, d, 0, cmp ? 9 : a->elem) ? DLB_OK : dlb_last_status();
+    if (f == 0 && !dlb_onnx_set_c(m, n, 0, r, d, 0, cmp ? 9 : ca.elem)) return dlb_last_status();
+    oval *v = dlb_onnx_find(m, n->output[0]);
+    if (v) dlb_onnx_mask_binary(m, v, op, &ca, &cb); /* an iota's offset, a comparison's triangle */
     return DLB_OK;
   }
   int elem = a->state == OV_TENSOR ? a->elem : b->elem;
@@ -190,9 +201,13 @@ static int binary(dlb_onnx *m, const Onnx__NodeProto *n) {
   int type = !strcmp(op, "Add") || !strcmp(op, "Sum") || !strcmp(op, "Mean") ? OP_ADD
            : !strcmp(op, "Mul") || !strcmp(op, "Pow") ? OP_MUL
            : !strcmp(op, "Div") ? OP_DIV : OP_SUB;
+  /* scores + a causal additive mask (onnx_mask.c) */
+  int causal = type == OP_ADD && n->n_input == 2 &&
+               (dlb_onnx_mask_causal_add(a, r, d) || dlb_onnx_mask_causal_add(b, r, d));
   int ta = dlb_onnx_tens(m, a), tb = ta < 0 ? ta : dlb_onnx_tens(m, b);
   if (tb < 0) return tb;
   int t = dlb_onnx_op2(m, n, type, NULL, ta, tb);
+  if (causal) dlb_onnx_mask_mark(m, t);
   for (size_t i = 2; i < n->n_input && t >= 0; i++) {
     oval *c = dlb_onnx_in(m, n, i);
     if (!c || c->state != OV_TENSOR) return FAIL("input %zu must be a tensor", i + 1);
@@ -224,6 +239,7 @@ static int where(dlb_onnx *m, const Onnx__NodeProto *n) {
     oval cc = *c, ca = *a, cb = *b;
     oval *v = dlb_onnx_set_c(m, n, 0, r, d2, ok ? nv : 0, ca.elem);
     if (!v) return dlb_last_status();
+    dlb_onnx_mask_where(m, v, &cc, &ca, &cb); /* masked_fill of a filled constant */
     for (int i = 0; ok && i < nv; i++) {
       double x;
       dlb_dim_is_const(m->g, m->pool[cc.v + (cc.nv == 1 ? 0 : i)], &x);
@@ -237,9 +253,13 @@ static int where(dlb_onnx *m, const Onnx__NodeProto *n) {
     if (ta < 0) return ta;
     return dlb_onnx_set_t(m, n, 0, dlb_onnx_op2(m, n, OP_ADD, NULL, tc, ta), elem);
   }
+  /* Where(causal, scores, fill), Where(~causal, fill, scores): marked (onnx_mask.c) */
+  int causal = dlb_onnx_mask_causal_where(m, c, a, b, r, d2);
   int ta = dlb_onnx_tens(m, a), tb = ta < 0 ? ta : dlb_onnx_tens(m, b);
   if (tb < 0) return tb;
-  return dlb_onnx_set_t(m, n, 0, dlb_onnx_op2(m, n, OP_ADD, NULL, ta, tb), elem);
+  int t = dlb_onnx_op2(m, n, OP_ADD, NULL, ta, tb);
+  if (causal) dlb_onnx_mask_mark(m, t);
+  return dlb_onnx_set_t(m, n, 0, t, elem);
 }
 
 static int constant(dlb_onnx *m, const Onnx__NodeProto *n) {
@@ -259,6 +279,7 @@ static int constant(dlb_onnx *m, const Onnx__NodeProto *n) {
     if ((off = dlb_onnx_pool(m, 1)) < 0) return off;
     v = dlb_onnx_find(m, n->output[0]);
     v->elem = 1, v->nv = isfinite(a->f) ? 1 : 0, v->v = off;
+    v->allnz = a->f != 0, v->neg = a->f == 0 || a->f <= ONNX_MASK_NEG; /* a fill: -inf ... */
     return (m->pool[off] = dlb_dim_const(m->g, isfinite(a->f) ? a->f : 0)) < 0 ? m->pool[off] : DLB_OK;
   }
   if ((a = dlb_onnx_attr(n, "value_ints")) || (a = dlb_onnx_attr(n, "value_floats"))) {
@@ -336,6 +357,7 @@ static int redim(dlb_onnx *m, const Onnx__NodeProto *n, oval *x, int nd, const i
     oval *v = dlb_onnx_set_c(m, n, 0, nd, d, 0, c.elem);
     if (!v) return dlb_last_status();
     v->nv = c.nv, v->v = c.v, v->weight = c.weight, v->t = -1;
+    dlb_onnx_mask_redim(v, &c);
     if (c.weight) { /* a reshaped weight: materialise the original and reshape it */
       oval *src = dlb_onnx_find(m, c.name);
       int t = dlb_onnx_tens(m, src);
@@ -645,23 +667,27 @@ static int const_of_shape(dlb_onnx *m, const Onnx__NodeProto *n) {
   int r = dlb_onnx_dvals(m, s, d, "the shape");
   if (r < 0) return r;
   double fill = 0;
-  int elem = 1;
+  int elem = 1, known = 1, allnz = 0, neg = 1;
   const Onnx__AttributeProto *a = dlb_onnx_attr(n, "value");
   if (a && a->t) {
     oval tmp = {0};
     tmp.name = "value";
     if ((rc = dlb_onnx_const_tensor(m, &tmp, a->t, 0))) return rc;
     elem = tmp.elem;
-    if (tmp.nv) dlb_dim_is_const(m->g, m->pool[tmp.v], &fill);
+    known = tmp.nv > 0 && dlb_dim_is_const(m->g, m->pool[tmp.v], &fill);
+    allnz = tmp.allnz, neg = tmp.neg;
   }
   oval tmp = {0};
   tmp.nd = r;
   memcpy(tmp.d, d, sizeof d);
   int ok;
   double cnt = dlb_onnx_numel_const(m, &tmp, &ok);
-  int nv = ok && cnt <= 64 ? (int)cnt : 0;
+  /* values of a small result (a fill not known, -inf, gives none; a shape of negative
+  ** dims, a count below 0, none: the fuzzer's case, (int) of -6.8e19) */
+  int nv = ok && known && cnt >= 0 && cnt <= 64 ? (int)cnt : 0;
   oval *v = dlb_onnx_set_c(m, n, 0, r, d, nv, elem);
   if (!v) return dlb_last_status();
+  v->allnz = allnz, v->neg = neg;
   for (int k = 0; k < nv; k++) m->pool[v->v + k] = dlb_dim_const(m->g, fill);
   return DLB_OK;
 }
@@ -681,6 +707,7 @@ static int range(dlb_onnx *m, const Onnx__NodeProto *n) {
     int nv = k <= ONNX_MAXVALS ? (int)k : 0;
     oval *v = dlb_onnx_set_c(m, n, 0, 1, &d, nv, s->elem);
     if (!v) return dlb_last_status();
+    if (c == 1) dlb_onnx_mask_range(v, a);
     for (int i = 0; i < nv; i++) m->pool[v->v + i] = dlb_dim_const(m->g, a + i * c);
     return DLB_OK;
   }
@@ -688,7 +715,10 @@ static int range(dlb_onnx *m, const Onnx__NodeProto *n) {
       dlb_dim_is_const(m->g, m->pool[dl->v], &c) && c == 1) {
     len = m->pool[l->v];
     int32_t d = len;
-    return dlb_onnx_set_c(m, n, 0, 1, &d, 0, s->elem) ? DLB_OK : dlb_last_status();
+    oval *v = dlb_onnx_set_c(m, n, 0, 1, &d, 0, s->elem);
+    if (!v) return dlb_last_status();
+    dlb_onnx_mask_range(v, 0); /* arange(n): an iota */
+    return DLB_OK;
   }
   return FAIL("Range needs start, limit and delta known at import time");
 }
@@ -710,7 +740,9 @@ static int expand(dlb_onnx *m, const Onnx__NodeProto *n) {
   if (x->state == OV_CONST && !x->weight) {
     oval c = *x;
     oval *v = dlb_onnx_set_c(m, n, 0, r, d, 0, c.elem);
-    return v ? DLB_OK : dlb_last_status();
+    if (!v) return dlb_last_status();
+    if (n->op_type[0] == 'E') dlb_onnx_mask_redim(v, &c); /* Expand: broadcast */
+    return DLB_OK;
   }
   int elem = x->elem, tx = dlb_onnx_tens(m, x);
   if (tx < 0) return tx;

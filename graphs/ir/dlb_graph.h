@@ -77,7 +77,7 @@ enum { DLB_FUSE_ATTENTION = 1, DLB_FUSE_ELEMENTWISE = 2, DLB_FUSE_OPTIMIZER = 4,
        DLB_FUSE_ALL = 7, DLB_FUSE_OPT_FOREACH = 8, DLB_FUSE_OPT_LOOP = 16,
        DLB_FUSE_GRAD_CLIP = 32, DLB_FUSE_LM_METRICS = 64, DLB_FUSE_XENT_FP32 = 128,
        DLB_FUSE_QKV = 256, DLB_FUSE_QKV_VIEWS = 512, DLB_FUSE_SOFTMAX_CAUSAL = 1024,
-       DLB_FUSE_BITS = 2047 };
+       DLB_FUSE_GRAD_ACCUM = 2048, DLB_FUSE_BITS = 4095 };
 /* The optimizer's implementation (graphs/step/fusion.c, docs/frameworks.md "Optimizer
 ** implementation"): DLB_FUSE_OPTIMIZER runs a layer's updates as one multi-tensor kernel;
 ** the update's traffic is one pass over each tensor (a fused kernel: torch fused=True,
@@ -104,7 +104,12 @@ enum { DLB_FUSE_ATTENTION = 1, DLB_FUSE_ELEMENTWISE = 2, DLB_FUSE_OPTIMIZER = 4,
 ** (half of them; the diagonal's 1 / 2s not counted) and writes every probability; the backward
 ** reads the lower triangle of the gradient and of the probabilities and writes every input
 ** gradient; nothing fuses into the backward kernel from before it (the attention dropout's
-** backward stays its own kernel, torch.nn.Dropout's). FLOPs do not change. */
+** backward stays its own kernel, torch.nn.Dropout's). FLOPs do not change.
+** DLB_FUSE_GRAD_ACCUM adds the per-micro-batch gradient accumulation of Megatron-LM's local
+** DDP (megatron/model/distributed.py param_hook: main_grad.add_(grad) for every parameter
+** after every micro-batch's backward, without gradient accumulation fusion): the gradient
+** read and the buffer read and written (3 x the gradient's bytes) and one host op and one
+** kernel per parameter tensor, on the op that produces the gradient (graphs/step/fusion_grad.c). */
 
 typedef struct dlb_train_opts {
   int optimizer;    /* DLB_OPT_* */
@@ -260,6 +265,14 @@ DLB_API int dlb_graph_step_nops(dlb_graph *g, const dlb_train_opts *o, size_t *o
 /* Symbolic forward FLOPs of the ops of one type (e.g. "matmul"), new poly. */
 DLB_API dlb_poly *dlb_graph_symbolic_type(dlb_graph *g, const char *type, size_t nb,
                                   const char *const *names, const double *values);
+/* The attention patterns of g (the chains g:stats{fuse = {"attention"}} fuses: scores = Q K^T,
+** scale, at most one mask, softmax, dropout, P V; graphs/step/fusion.c): *n of them, *ncausal
+** with a mask the ONNX importer read as causal (docs/import.md "Causal attention"). */
+DLB_API int dlb_graph_attention_count(dlb_graph *g, size_t *n, size_t *ncausal);
+/* Symbolic forward FLOPs of the two matmuls (scores and P V) of g's attention patterns:
+** which = 1 those with a causal mask, 0 the others, -1 all. New poly; NULL with an error. */
+DLB_API dlb_poly *dlb_graph_symbolic_attention(dlb_graph *g, int which, size_t nb,
+                                       const char *const *names, const double *values);
 
 DLB_API void dlb_analysis_free(dlb_analysis *a);
 DLB_API int dlb_analysis_totals(const dlb_analysis *a, dlb_totals *out);
@@ -276,8 +289,13 @@ DLB_API const int *dlb_analysis_op_layer_placed(const dlb_analysis *a);
 DLB_API const int *dlb_analysis_op_type(const dlb_analysis *a);      /* op type ids */
 /* Kernel classes of the ops after the fusion passes (dlb_train_opts.fuse): 0 any op,
 ** DLB_KERNEL_ATTENTION a fused attention kernel (the forward FlashAttention kernel, or the
-** backward one with its recompute), timed at the device's attn_eff (dlb_roof). */
-enum { DLB_KERNEL_PLAIN = 0, DLB_KERNEL_ATTENTION = 1 };
+** backward one with its recompute), timed at the device's attn_eff (dlb_roof);
+** DLB_KERNEL_HEAD a GEMM of the output layer: the matmul whose output is the loss's logits
+** (a forward softmax cross-entropy's first input, through reshapes, transposes and casts),
+** its recomputation and the backward matmuls derived from it (the input and weight
+** gradients), timed at the device's head_peak when that is set (an fp8 step whose recipe
+** leaves the output layer in 16-bit: dlb.frameworks.head_peak). */
+enum { DLB_KERNEL_PLAIN = 0, DLB_KERNEL_ATTENTION = 1, DLB_KERNEL_HEAD = 2 };
 DLB_API const int *dlb_analysis_op_kernel(const dlb_analysis *a);
 /* The further host ops and kernels of each op after the fusion passes, beyond the one of each
 ** an op that does work issues: out[2i] the further Python-level ops the host issues for op i,
@@ -316,6 +334,13 @@ DLB_API const char *dlb_analysis_layer_name(const dlb_analysis *a, size_t i);
 ** out[2] backward FLOPs (with recompute), out[3] update FLOPs, out[4] bytes of forward
 ** activations the layer sends to other layers, out[5] bytes of its weights. */
 DLB_API int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]);
+/* Which layers full activation recomputation runs again (the one rule, dlb_layer_reruns in
+** graphs/step/train.c; issue [18] item 5): out[l] = 1 for a layer whose forward reads an
+** activation made in another layer and holds no loss op (a block of the stack), 0 for one
+** that reads only the model's inputs (an embedding) or holds a loss (a head, BERT's pooler).
+** The graph path's layer-tagged recompute policies and the planner (dlb_par_layer.rerun, set
+** by dlb.parallel.layers.from_graph) follow it. n must be dlb_analysis_nlayers(a). */
+DLB_API int dlb_analysis_layer_rerun(const dlb_analysis *a, int *out, size_t n);
 /* The parameter tensors layer i's optimizer step updates with Adam or AdamW (one per update
 ** op: the trainable weights, a weight outside every layer scope in the layer of its first
 ** consumer or the one before it; frozen ones have none; another optimizer's: none, as its
@@ -345,6 +370,15 @@ DLB_API int dlb_analysis_footprint_exact(const dlb_analysis *a, double *out);
 ** update op's output (no training step the library builds does), the analysis's own order
 ** is measured as it is. */
 DLB_API int dlb_analysis_step_peak(const dlb_analysis *a, double out[6]);
+/* The activations' peak of the analysis's own order (the schedule t.footprint measures):
+** the moment, while an op runs, whose live activations + workspace are largest; out[0] the
+** live bytes then, out[1..5] the weights, gradients, optimizer state, activations and
+** workspace. The framework memory schedule (dlb_step_memory: weights + every trainable
+** gradient + optimizer + activations) reads its activations here: the step's largest, not
+** those at the peak of all bytes, which under full recompute is late in the backward with
+** no activation live (issue [18] item 5: GPT-2's footprint under pytorch-ddp left its
+** 228 MB of checkpoints and output layer out, 10% under the planner's mem). */
+DLB_API int dlb_analysis_act_peak(const dlb_analysis *a, double out[6]);
 /* Two moments of that walk: while the step's loss runs (the first softmax_xent op of the
 ** analysis's order) and while its backward op runs (the first op making the logits'
 ** gradient), the live bytes then: out[0] and out[1..5] (weights, gradients, optimizer state,

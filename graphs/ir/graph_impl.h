@@ -44,8 +44,10 @@ enum { OP_MAXATTR = 8, OP_MAXIO = 1024 };
 ** write (an eager RMSNorm's fp32 upcast of its input and its normalised output,
 ** dlb_train_opts.norm_upcast, graphs/step/train.c): in the footprint, not in the traffic
 ** (dlb_op_bytes skips it) */
+/* TF_CAUSAL: the output of an add that applies a causal attention mask to the scores (the
+** ONNX importer marks it, graphs/io/onnx_mask.c); fusion.c's attention pattern reads it */
 enum { TF_DTYPE_SET = 1, TF_CHECKPOINT = 2, TF_MASTER = 4, TF_FROZEN = 8, TF_OWNTYPE = 16,
-       TF_SAVED = 32 };
+       TF_SAVED = 32, TF_CAUSAL = 64 };
 
 typedef struct tensor {
   int32_t name;          /* offset in the string pool, or -1 (named after its producer) */
@@ -222,8 +224,29 @@ int dlb_op_layer(const dlb_graph *g, int o, const int *done);
 ** graph without layers. Its parameters (dlb_analysis_layer) and its update op (the launch
 ** model's tensors, dlb_analysis_update_tensors) go there. */
 int dlb_weight_layer(const dlb_graph *g, int t, int c);
+/* The one rule of which layers full activation recomputation runs again (issue [18] item 5),
+** the graph path's (a layer-tagged recompute policy, graphs/step/train.c) and the planner's
+** (dlb_par_layer.rerun from dlb_analysis_layer_rerun): out[l] = 1 for a layer (g:layer scope)
+** whose forward ops read an activation made in another layer (the hidden state) and hold no
+** loss op (xent, mse, ctc); 0 for the rest: a layer reading only the model's inputs and
+** weights (an embedding: BERT's with its LayerNorm, T5's decoder embedding) and a head that
+** holds a loss (the output layer, BERT's pooler with its next-sentence loss, an auxiliary
+** classifier). The stacks checkpoint the blocks of their stack only: Hugging Face's
+** BertEncoder.forward wraps each BertLayer of self.layer in torch.utils.checkpoint while
+** BertModel runs BertEmbeddings and BertPooler outside it (transformers
+** models/bert/modeling_bert.py; T5Stack likewise each T5Block, its embed_tokens outside),
+** Megatron-LM's TransformerBlock._checkpointed_forward loops over its transformer layers
+** only (the embedding, the pooler and the output layer outside). Forward ops of g (phase
+** DLB_PHASE_FWD: g may be a step) placed by dlb_op_layer; out: g->nlayers entries. */
+int dlb_layer_reruns(const dlb_graph *g, uint8_t *out);
 
 /* -- fusion.c -- */
+/* -- fusion_attention.c -- */
+/* The attention patterns of graph g (the chains the attention pass fuses): each one's
+** scores and P V matmuls and its causal flag into mm (3 entries per pattern, up to cap
+** patterns; mm may be NULL), *n of them, *ncausal with a mask marked causal (TF_CAUSAL).
+** DLB_ENOMEM on failure. */
+int dlb_attention_find(const dlb_graph *g, int32_t *mm, size_t cap, size_t *n, size_t *ncausal);
 /* Apply the DLB_FUSE_* passes to the per-op costs and tensor sizes of an analysed step;
 ** kernel[i] (zeroed by the caller) receives the op's DLB_KERNEL_* class; *recompute the
 ** FLOPs the fused kernels recompute. precision: the step's DLB_POLICY_* (the element size of
@@ -244,6 +267,20 @@ void dlb_fuse_lm_metrics(const dlb_graph *s, int precision, double *bytes, const
                          double *more);
 void dlb_fuse_xent_fp32(const dlb_graph *s, int precision, double *bytes, const double *size0,
                         double *more);
+/* -- fusion_grad.c: the gradient accumulation per micro-batch (dlb_fuse_step runs it) -- */
+/* DLB_FUSE_GRAD_ACCUM over step s: the op producing each updated parameter's gradient gets
+** the accumulation's bytes (size0: the tensor sizes the bytes were counted with) and, in more
+** (2 per op, or NULL), one host op and one kernel; into (per op, or NULL): the op an earlier
+** pass absorbed it into (fusion.c absorb), which then takes its bytes and no host op (one
+** fused parameter, one add). */
+void dlb_fuse_grad_accum(const dlb_graph *s, const int32_t *into, double *bytes,
+                         const double *size0, double *more);
+/* -- output_layer.c -- */
+/* Mark the output layer's GEMMs of step s in kernel (nops DLB_KERNEL_* classes, after the
+** fusion passes): the forward matmul whose output is a forward softmax cross-entropy's logits
+** (through reshapes, transposes and casts), its recomputation and the matmuls of its backward,
+** DLB_KERNEL_HEAD where their class is DLB_KERNEL_PLAIN. DLB_ENOMEM on failure. */
+int dlb_mark_output_layer(const dlb_graph *s, int *kernel);
 /* -- analysis.c -- */
 /* Bytes per element of a default-typed floating-point tensor under a precision policy
 ** (fp32, tf32 4; fp16, bf16, mixed 2; fp8 1). */

@@ -222,10 +222,24 @@ typedef struct dlb_par_layer {
   double upd_tensors;    /* parameter tensors the layer's update steps (its trainable weights) */
   double upd_chunks;     /* their multi_tensor_apply chunks in all: sum of ceil(numel / 65536)
                             (dlb_analysis_update_tensors), unsharded */
+  /* full recompute (issue [18] item 5) */
+  double rerun;          /* whether full recompute runs the layer's forward again: 1 yes (a
+                            block of the stack), -1 no (an embedding, a head: a layer reading
+                            only the model's inputs or holding a loss), 0 by its place (the
+                            first layer, act_in 0, and the loss layer, act_out 0, run once).
+                            dlb.parallel.layers.from_graph sets it by the graph path's rule
+                            (dlb_analysis_layer_rerun) */
 } dlb_par_layer;
 
-/* Criteria for splitting layers into stages. */
-enum { DLB_BALANCE_TIME = 0, DLB_BALANCE_MEMORY = 1 };
+/* Criteria for splitting layers into stages: by the layers' FLOPs (time) or their bytes
+** (memory), each the split with the smallest largest chunk (dlb_par_partition); or by count
+** (layers): every chunk the same number of layers, the input layer (an embedding) and the loss
+** layer (the head) counted as one each: Megatron-Core's split with
+** account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split
+** (megatron/core/transformer/transformer_block.py, get_num_layers_to_build: (num_layers + 2)
+** / pp per stage, / vp per virtual chunk, the embedding in the first chunk and the loss in the
+** last), which needs the layers to divide into pp x v chunks. */
+enum { DLB_BALANCE_TIME = 0, DLB_BALANCE_MEMORY = 1, DLB_BALANCE_LAYERS = 2 };
 
 /* Split n layers into k contiguous stages minimising the largest stage weight, where a
 ** layer's weight is w[i]. first[s] receives the index of stage s's first layer (k values).
@@ -353,6 +367,27 @@ typedef struct dlb_par_opts {
                             (lua/dlbench/contention.lua). A collective of C s under a compute
                             window of W s costs max(C - W, f C) (planner_dp.c); 0: max(0, C - W),
                             the collective hidden for free; overlap 0 exposes it whatever f */
+  double tp_async;       /* 1: the backward of each column-parallel linear starts the
+                            tensor-parallel collective of its input gradient (the all-reduce;
+                            the reduce-scatter under sequence parallelism) asynchronously and
+                            runs its weight-gradient GEMM beside it, waiting after (Megatron-LM
+                            since late 2021, --async-tensor-model-parallel-allreduce, on by
+                            default: megatron/mpu/layers.py ColumnParallelLinearWithAsync-
+                            Allreduce; Megatron-Core and Transformer Engine's Linear, "Overlap
+                            dgrad-RS/AR with wgrad"). Each backward collective of t s under its
+                            linear's dW GEMM of w s costs max(t - w, f t) (dlb_par_hidden, f =
+                            contention); w: the layer's forward GEMM of a column-parallel shape
+                            (split 2), of the dW GEMM's FLOPs and matrices (planner_ops.h
+                            dlb_layer_cost.cw); a layer without ops hides nothing. Under
+                            seq_par the same linear saved only its input's local shard and
+                            all-gathers it again beside its dX GEMM, waited for before the
+                            reduce-scatter (Megatron-LM 2022 LinearWithGradAccumulationAnd-
+                            AsyncCommunication, Megatron-Core, Transformer Engine's Linear):
+                            one all-gather per collective pair of a layer that reads an
+                            activation (act_in > 0), max(t - w, f t) with the same w
+                            (planner_tp.c). 0: every tensor-parallel collective on the
+                            critical path, and no all-gather again (a linear that keeps its
+                            gathered input) */
 } dlb_par_opts;
 
 /* MoE layer implementations (dlb_par_opts.moe_impl). */
@@ -491,7 +526,10 @@ typedef struct dlb_par_op {
                             matmul shape (m 0): experts/ep kernels, each on its share of
                             the bytes, every launch after the first costing the host a
                             kernel launch (Transformer Engine's per-tensor fp8
-                            quantisation of a grouped linear, dlbench.te_fp8); 0 any other
+                            quantisation of a grouped linear, dlbench.te_fp8); 5: a GEMM of
+                            the output layer (the LM head's forward and backward GEMMs, the
+                            analysis' DLB_KERNEL_HEAD: timed at the device's head_peak when
+                            set, as any op otherwise; a matmul shape required); 0 any other
                             op. Forward ops marked 1 or 3 are what selective recompute runs
                             again in the backward */
   double replicated;     /* 1: an op of a tensor-parallel layer outside its tensor-parallel

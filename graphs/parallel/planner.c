@@ -39,18 +39,23 @@ const dlb_par_link *dlb_par_group_link(const dlb_par_cluster *cl, double span) {
   return cl->inter.bw > 0 ? &cl->inter : &cl->intra;
 }
 
-/* Whether full recompute runs a layer's forward again: every layer but the model's input
-** layer (act_in 0: nothing before it, the embedding) and its loss layer (act_out 0: the head
-** and the cross-entropy). The stacks checkpoint the blocks between them: llm-foundry /
+/* Whether full recompute runs a layer's forward again: as its rerun says (a graph's layers:
+** the graph path's rule, dlb_layer_reruns in graphs/step/train.c: a layer that reads the hidden
+** state and holds no loss; BERT's embedding LayerNorm and pooler, T5's decoder embedding run
+** once, issue [18] item 5), else every layer but the model's input layer (act_in 0: nothing
+** before it, the embedding) and its loss layer (act_out 0: the head and the cross-entropy).
+** The stacks checkpoint the blocks between them: llm-foundry /
 ** Composer's activation_checkpointing_fn selects MPTBlock modules (llmfoundry/models/mpt/
 ** modeling_mpt.py), torchtitan's apply_ac wraps each TransformerBlock of model.layers,
 ** Megatron-LM's _checkpointed_forward loops over the transformer layers only (the embedding
 ** and the output layer run outside ParallelTransformer), Hugging Face's
 ** gradient_checkpointing_enable checkpoints each decoder layer; PyTorch's
-** checkpoint_sequential runs its last segment without a checkpoint. The memory rule is
-** unchanged: the loss layer's activations, live at the start of the backward, are the
-** working set `full` already counts (the largest layer's), not a checkpoint added to it. */
+** checkpoint_sequential runs its last segment without a checkpoint. The memory rule (issue
+** [18] item 5): a layer that runs once keeps what it saves, a rebuilt block its input, and
+** the working set is the largest rebuilt block's beyond the layers after the last one (their
+** backward runs first): max(the loss's moment, a block's rebuild), the graph path's peak. */
 static int recompute_layer(const dlb_par_layer *l) {
+  if (l->rerun != 0) return l->rerun > 0;
   return l->act_in > 0 && l->act_out > 0;
 }
 
@@ -258,7 +263,14 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   ** every expert's buffer that size), or dropless at the routing imbalance */
   double load = o->capacity > 0 ? o->capacity : (o->imbalance > 1 ? o->imbalance : 1);
 
-  /* Balanced split into K chunks; chunk c runs on device c mod pp. */
+  /* Balanced split into K chunks; chunk c runs on device c mod pp. By count (DLB_BALANCE_LAYERS,
+  ** Megatron-Core's account_for_* split) the layers must divide into the K chunks (Megatron-Core
+  ** asserts "num_layers should be divisible by pipeline_model_parallel_size" and the virtual
+  ** stages' likewise); the search (planner_search.c) enumerates only such layouts. */
+  if (o->balance == DLB_BALANCE_LAYERS && n % K != 0)
+    return dlb_fail(DLB_EINVAL, "plan: balance \"layers\" (Megatron-Core's split by count, the "
+                    "embedding and the loss one layer each) needs the %d layers to divide into "
+                    "pp %g x v %g = %d chunks", n, pp, v, K);
   double *w = dlb_malloc(sizeof(double) * (size_t)n);
   int *first = dlb_malloc(sizeof(int) * (size_t)(K + 1));
   stage *S = dlb_calloc((size_t)p, sizeof(stage));
@@ -273,8 +285,12 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         + (L[i].act_kept / tl + L[i].act_rep) * mbc
       : (L[i].flops_fwd + L[i].flops_bwd) / tl + 1e-30 * L[i].bytes_sample;
   }
-  st = dlb_par_partition(w, n, K, first);
-  if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+  if (o->balance == DLB_BALANCE_LAYERS) {
+    for (int c = 0; c < K; c++) first[c] = c * (n / K);
+  } else {
+    st = dlb_par_partition(w, n, K, first);
+    if (st) { dlb_free(w); dlb_free(first); dlb_free(S); return st; }
+  }
   first[K] = n;
 
   const dlb_par_link *tplink = dlb_par_group_link(cl, tp);
@@ -308,7 +324,7 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
   /* likewise a layer's tensor-parallel collective pair (bytes, seconds) and its
   ** context-parallel exchanges (bytes, the two collectives' seconds): a layout's blocks
   ** repeat the last block's bytes, so each is timed once (the same call, the same value) */
-  double tpmemo[2] = { -1, 0 }, cpmemo[3] = { -1, 0, 0 };
+  double tpmemo[3] = { -1, 0, 0 }, cpmemo[3] = { -1, 0, 0 };
   /* the blocks counted in layer order (opts.recompute_every: every k-th is checkpointed) */
   int nblk = 0, every = (int)o->recompute_every;
   for (int c = 0; c < K; c++) {
@@ -417,35 +433,14 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         ** (under ep the MoE side has none here: the dispatcher's, below) */
         double rtc = lrc ? 1 : ((rr.side && !moetp) ? 0.5 : 0);
         s->hb += ncol * nco * dev->host_op * (1 + rtc);
-        /* with sequence parallelism each allreduce is a reduce-scatter and an all-gather
-        ** (Korthikanti et al. 2022 sec. 4.2.2, the g / g-bar operator pairs: the same bytes
-        ** on a ring, two collectives' latencies; NCCL picks each one's algorithm) */
-        dlb_par_coll c1, c2 = { 0 };
-        double tpb = l->tp_bytes * mbc;
-        if (tpb == tpmemo[0]) {   /* the last layer's bytes again (the blocks): its time */
-          c1.time = tpmemo[1];
-        } else if (o->nccl) {   /* consecutive ranks: a node's worth per node */
-          double tpn = dlb_par_group_per_node(cl->per_node, 1, tp);
-          if (sp) {
-            st = dlb_par_nccl_group(cl, DLB_COLL_REDUCE_SCATTER, tpb, tp, tpn, &c1.time);
-            if (!st) st = dlb_par_nccl_group(cl, DLB_COLL_ALLGATHER, tpb, tp, tpn, &c2.time);
-          } else {
-            st = dlb_par_nccl_allreduce(cl, tpb, tp, tpn, &c1.time);
-          }
-        } else if (sp) {
-          st = dlb_par_collective(DLB_COLL_REDUCE_SCATTER, DLB_ALGO_RING, tpb, tp, 0, tplink, &c1);
-          if (!st) st = dlb_par_collective(DLB_COLL_ALLGATHER, DLB_ALGO_RING, tpb, tp, 0, tplink,
-                                           &c2);
-        } else {
-          st = dlb_par_collective(DLB_COLL_ALLREDUCE, DLB_ALGO_RING, tpb, tp, 0, tplink, &c1);
-        }
+        /* the pair's collectives forward and backward (planner_tp.c); under sequence
+        ** parallelism with tp_async the backward's re-gathers are host ops too */
+        double tf2, tb2;
+        st = dlb_par_tp_layer(l, &lc, cl, o, tp, sp, mbc, ncol, rtc, tpmemo, &tf2, &tb2);
         if (st) { dlb_free(w); dlb_free(first); dlb_free(S); dlb_free(bp); return st; }
-        if (tpb != tpmemo[0]) {
-          c1.time += c2.time;
-          tpmemo[0] = tpb; tpmemo[1] = c1.time;
-        }
-        s->tpf += ncol * c1.time;
-        s->tpb += ncol * c1.time * (1 + rtc);
+        s->hb += dlb_par_tp_regathers(l, o, sp, ncol) * dev->host_op;
+        s->tpf += tf2;
+        s->tpb += tb2;
       }
       if (ep > 1 && l->moe_bytes > 0) {
         /* the token dispatch and combine: two all-to-alls forward, two backward (and two
@@ -511,10 +506,13 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
         ** all-to-alls it hides are the serial sum less the pair's span. Forward: the
         ** attention side tf - mfx, the experts' mfx; backward: the experts' mbx, the
         ** attention side the rest with selective recompute's reruns; each dispatch and each
-        ** combine half of a2t. Where the layout cannot run it (a2aov 0) nothing is hidden. */
+        ** combine half of a2t, its kernels taking their SMs from the computation beside
+        ** them (dlb_par_a2a_contention). Where the layout cannot run it (a2aov 0) nothing
+        ** is hidden. */
         if (a2aov && !lrc && !rr.side) {
           double bx = tb + (selc ? cf : 0) + rr.time;
-          double span = dlb_par_combined_1f1b(tf - mfx, mfx, mbx, bx - mbx, a2t / 2, a2t / 2);
+          double span = dlb_par_combined_1f1b(tf - mfx, mfx, mbx, bx - mbx, a2t / 2, a2t / 2,
+                                              dlb_par_a2a_contention((int)o->moe_dispatcher, dev));
           s->ovl += fmax(0, tf + bx + 2 * a2t - span);
         }
       }
@@ -627,10 +625,23 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
       ** attention core) */
       double cfree = selc ? core : 0;
       double rfree = fmin(rr.share * full + rr.out, fmax(0, full - cfree - ain));
-      s->kept += rc && (lrc || !blk) ? ain : (sel ? full - cfree - rfree : (lop ? sk : full));
+      /* full recompute: a rebuilt block keeps its input (the checkpoint); a layer that runs
+      ** once (the embedding, the head: outside the checkpointed blocks) keeps every tensor it
+      ** saves, as the stacks run a module outside checkpoint() (torch.utils.checkpoint wraps
+      ** the blocks only: torchtitan's apply_ac, Hugging Face's gradient checkpointing,
+      ** Megatron-LM's _checkpointed_forward) and as the graph path does (its once ops are
+      ** never dropped, graphs/step/train.c); before issue [18] item 5 it kept its input
+      ** alone, so BERT's embedding LayerNorm and dropout were in neither kept nor full */
+      double add = rc && lrc ? ain : (sel ? full - cfree - rfree : (lop ? sk : full));
+      s->kept += add;
+      if (rc) s->tail = lrc ? 0 : s->tail + add;
       if (rfree > s->rcmx) s->rcmx = rfree;
       if (lop && full - sk > s->sacx) s->sacx = full - sk;
-      if (full > s->full) s->full = full;
+      /* a rebuilt block's working set: its saved tensors again, and the gradient of its
+      ** output arriving from the layer above while its backward runs (the graph path's walk
+      ** holds it there too) */
+      double wset = rc ? full + l->act_out * ((sp && tl > 1) ? 1 / tl : 1) : full;
+      if ((!rc || lrc) && wset > s->full) s->full = wset;
       if (core > s->core) s->core = core;
     }
     if (host) end_run(s, &run);
@@ -662,7 +673,10 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
     else if (sched == DLB_SCHED_1F1B) inflight = fmin(m, p - d);
     else inflight = fmin(m, (p - d) * (1 + (p - 1) / (pp * v)));
     s->mem = s->wbytes * zw + s->trainable * (eg + eo) + s->ewb * zwe + s->etrain * (ege + eoe)
-             + inflight * mbc * s->kept + (rc ? mbc * s->full : 0)
+             /* full recompute: the rebuilt block's working set, beyond the layers after
+             ** the last rebuilt one (the head), whose backward has freed them by then: the
+             ** larger of the loss's moment (every kept byte) and a block's rebuild */
+             + inflight * mbc * s->kept + (rc ? mbc * fmax(0, s->full - s->tail) : 0)
              + (sel ? mbc * fmax(selc ? s->core : 0, s->rcmx) : 0)
              + (sop ? mbc * s->sacx : 0)
              + s->cpws;
@@ -770,12 +784,14 @@ int dlb_par_layout_eval(const dlb_par_layer *L, int n, dlb_layer_times *LT, cons
     ** forward with a backward: all but the first forward and the last backward without a
     ** pipeline (combined_1f1b_schedule_for_no_pipelining), the steady state of the
     ** interleaved schedule otherwise, whose warm-up on stage d runs min(m v, 2 (pp - d - 1)
-    ** + (v - 1) pp) forwards alone and its cool-down as many backwards
-    ** (forward_backward_pipelining_with_interleaving, num_warmup_microbatches); never below
-    ** the host's seconds of the micro-batch (a host-bound phase hides nothing) */
+    ** + (v - 1) pp + 1) forwards alone and its cool-down as many backwards
+    ** (megatron/core/pipeline_parallel/schedules.py, get_pp_rank_microbatches: "When enabling
+    ** overlap_moe_expert_parallel_comm, we schedule one extra micro-batch forward step
+    ** before the 1f1b stages"); never below the host's seconds of the micro-batch (a
+    ** host-bound phase hides nothing) */
     double hid = 0;
     if (s->ovl > 0) {
-      double tot = m * v, wu = p > 1 ? fmin(tot, 2 * (p - d - 1) + (v - 1) * p) : 1;
+      double tot = m * v, wu = p > 1 ? fmin(tot, 2 * (p - d - 1) + (v - 1) * p + 1) : 1;
       hid = fmin(s->ovl * (tot - wu) / tot, fmax(0, efb - (s->hf + s->hb)));
     }
     double t = efb + x - hid;

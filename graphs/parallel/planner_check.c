@@ -46,6 +46,10 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
   if (!(o->pp_scatter == 0 || o->pp_scatter == 1))
     return dlb_fail(DLB_EINVAL, "plan: pp_scatter must be 0 or 1 (pipeline sends scattered "
                     "over the tensor ranks and all-gathered), got %g", o->pp_scatter);
+  if (!(o->tp_async == 0 || o->tp_async == 1))
+    return dlb_fail(DLB_EINVAL, "plan: tp_async must be 0 or 1 (the backward's column-parallel "
+                    "input-gradient collective beside its weight-gradient GEMM), got %g",
+                    o->tp_async);
   if (!(o->nccl == 0 || o->nccl == 1))
     return dlb_fail(DLB_EINVAL, "plan: nccl must be 0 (alpha-beta collectives) or 1 (as NCCL "
                     "runs them), got %g", o->nccl);
@@ -66,6 +70,11 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
     return dlb_fail(DLB_EINVAL, "plan: recompute_every must be a whole number >= 0 (full "
                     "recompute checkpoints every k-th block; 0 or 1: every block), got %g",
                     o->recompute_every);
+  if (!(o->balance == DLB_BALANCE_TIME || o->balance == DLB_BALANCE_MEMORY
+        || o->balance == DLB_BALANCE_LAYERS))
+    return dlb_fail(DLB_EINVAL, "plan: balance must be 0 (the layers' FLOPs), 1 (their memory) "
+                    "or 2 (their count: Megatron-Core's split, the embedding and the loss one "
+                    "layer each), got %g", o->balance);
   if (!(o->moe_impl == DLB_MOE_GRAPH || o->moe_impl == DLB_MOE_MCORE))
     return dlb_fail(DLB_EINVAL, "plan: moe_impl must be 0 (the graph's ops) or 1 (Megatron-Core's "
                     "dispatcher and grouped GEMM), got %g", o->moe_impl);
@@ -102,6 +111,9 @@ int dlb_par_check_inputs(const dlb_par_layer *L, int n, const dlb_roof *dev,
       return dlb_fail(DLB_EINVAL, "plan: layer %d has upd_tensors %g and upd_chunks %g (whole "
                       "numbers, chunks >= tensors: every tensor is a chunk at least)", i + 1,
                       l->upd_tensors, l->upd_chunks);
+    if (!(l->rerun == -1 || l->rerun == 0 || l->rerun == 1))
+      return dlb_fail(DLB_EINVAL, "plan: layer %d has rerun %g (1: full recompute runs its "
+                      "forward again, -1: once, 0: by its place)", i + 1, l->rerun);
     const double v[] = { l->flops_fwd, l->flops_bwd, l->bytes_sample, l->bytes_fixed,
                          l->params, l->act_out, l->act_kept, l->act_rep, l->act_in,
                          l->tp_bytes, l->tp_colls, l->shardable, l->tp_div, l->frozen,

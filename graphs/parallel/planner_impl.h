@@ -2,7 +2,8 @@
 ** planner_impl.h — internal to libdlbench: what planner.c (one layout's evaluation) and
 ** planner_check.c (the inputs' checks) give planner_search.c (the search over layouts), and
 ** what planner.c shares with planner_dp.c (the data-parallel collectives) and planner_moe.c
-** (a MoE layer's costs). Not part of the public interface.
+** (a MoE layer's costs) and planner_tp.c (a layer's tensor-parallel collectives). Not part of
+** the public interface.
 */
 #ifndef DLB_PLANNER_IMPL_H
 #define DLB_PLANNER_IMPL_H
@@ -40,7 +41,9 @@ typedef struct dlb_par_stage {
   double trainable;     /* of which train (gradients, optimizer state, allreduce) */
   double wbytes;        /* bytes of the weights held, before ZeRO-3 */
   double kept;          /* activation bytes kept per sample */
-  double full;          /* largest layer's full activation bytes per sample (recompute) */
+  double full;          /* largest rebuilt layer's full activation bytes per sample (recompute) */
+  double tail;          /* kept bytes per sample of the layers after its last rebuilt one, whose
+                           backward frees them before a block is rebuilt (recompute) */
   double core;          /* largest layer's attention-core bytes per sample (selective) */
   double sacx;          /* largest block's bytes per sample rebuilt by per-op selective AC */
   double rcmx;          /* largest layer's bytes per sample rebuilt by recompute_modules */
@@ -132,10 +135,32 @@ double dlb_par_ep_dispatch_time(int backend, double copies, double E, double k, 
 ** side af, the backward's experts' side mb, the forward's experts' side mf, the backward's
 ** attention side pb; the communication stream the backward's combine, the forward's dispatch,
 ** the backward's dispatch, the forward's combine (af2 each forward all-to-all, ab2 each
-** backward one); each starts when its stream is free and its input is ready. */
-double dlb_par_combined_1f1b(double af, double mf, double mb, double pb, double af2, double ab2);
+** backward one); each starts when its stream is free and its input is ready, the
+** computation at 1 - f of its rate while an all-to-all runs beside it (f in [0, 1):
+** dlb_par_a2a_contention). */
+double dlb_par_combined_1f1b(double af, double mf, double mb, double pb, double af2, double ab2,
+                             double f);
+/* planner_moe.c: the fraction of the computation's rate the all-to-all kernels of dispatcher
+** (DLB_DISPATCHER_*) take on dev: their SMs (NCCL's p2p channels, DeepEP's and Hybrid-EP's
+** defaults) over dev->sm_count; 0 without an SM count. */
+double dlb_par_a2a_contention(int dispatcher, const dlb_roof *dev);
 int dlb_par_mcore_layer(const dlb_par_layer *l, const dlb_roof *dev, const dlb_par_cluster *cl,
                         const dlb_par_opts *o, double ep, double et, double tp, double cp,
                         double mbc, double load, double tl, int lrc, int side, dlb_par_stage *s);
+
+/* planner_tp.c: one layer's tensor-parallel collective pairs per micro-batch of mbc samples
+** (ncol of them, l->tp_bytes each; under sp a reduce-scatter and an all-gather, else an
+** all-reduce; memo: the last bytes timed and the pair's and its all-gather's seconds, reused
+** while the bytes repeat): *fwd the forward's seconds, *bwd the backward's (rtc: the
+** fraction of the pair a recompute runs again, exposed; opts.tp_async: each column-parallel
+** linear's dX collective beside its dW GEMM and, under sp, its input's all-gather again
+** beside its dX GEMM, dlb_layer_tp_exposed). DLB_OK or a collective's failure. */
+int dlb_par_tp_layer(const dlb_par_layer *l, const dlb_layer_cost *lc, const dlb_par_cluster *cl,
+                     const dlb_par_opts *o, double tp, int sp, double mbc, double ncol,
+                     double rtc, double memo[3], double *fwd, double *bwd);
+/* planner_tp.c: how many of a layer's ncol pairs all-gather a column-parallel linear's input
+** again in the backward (Megatron's sequence parallelism with opts.tp_async; 0 otherwise and
+** in a layer reading no activation, act_in 0). */
+double dlb_par_tp_regathers(const dlb_par_layer *l, const dlb_par_opts *o, int sp, double ncol);
 
 #endif

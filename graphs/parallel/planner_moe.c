@@ -115,19 +115,74 @@ double dlb_par_ep_dispatch_time(int backend, double copies, double E, double k, 
 ** ("overlapping the communications (dispatch or combine) of one with the computations (att or
 ** mlp) of the other"), each node waiting for its input: mlp_bwd for combine_bwd,
 ** dispatch_fwd for post_attn_fwd, dispatch_bwd for mlp_bwd, mlp_fwd for dispatch_fwd,
-** combine_fwd for mlp_fwd, post_attn_bwd for dispatch_bwd. Without --delay-wgrad-compute
-** mlp_bwd_dw is empty (the weight gradients are in mlp_bwd). List scheduling of the eight
-** nodes on the two streams: */
-double dlb_par_combined_1f1b(double af, double mf, double mb, double pb, double af2, double ab2) {
-  double cb = ab2;                                   /* combine_bwd, from 0 */
-  double a = af;                                     /* attn_fwd + post_attn_fwd, from 0 */
-  double m1 = fmax(a, cb) + mb;                      /* mlp_bwd: after a (stream), cb (input) */
-  double d1 = fmax(cb, a) + af2;                     /* dispatch_fwd: after cb, post_attn_fwd */
-  double d2 = fmax(d1, m1) + ab2;                    /* dispatch_bwd: after d1, mlp_bwd */
-  double m2 = fmax(m1, d1) + mf;                     /* mlp_fwd: after m1, dispatch_fwd */
-  double c2 = fmax(d2, m2) + af2;                    /* combine_fwd: after d2, mlp_fwd */
-  double p2 = fmax(m2, d2) + pb;                     /* post_attn_bwd + attn_bwd */
-  return fmax(c2, p2);
+** combine_fwd for mlp_fwd, post_attn_bwd for dispatch_bwd (megatron/core/pipeline_parallel/
+** utils.py, ScheduleNode: each node waits on its chunk's one event and records it, so a
+** micro-batch's nodes run in issue order, the forward's and the backward's independently).
+** Without --delay-wgrad-compute mlp_bwd_dw is empty (the weight gradients are in mlp_bwd).
+** List scheduling of the eight nodes on the two streams, the computation running at 1 - f of
+** its rate while an all-to-all runs beside it (f: the SMs the all-to-all's kernel holds,
+** dlb_par_a2a_contention; planner_dp.c's rule, dlb_par_hidden: an all-to-all of C s beside
+** more compute costs f C, beside less C - window); the all-to-all is not slowed. f = 0 is
+** plain list scheduling. */
+double dlb_par_combined_1f1b(double af, double mf, double mb, double pb, double af2, double ab2,
+                             double f) {
+  /* the nodes in issue order per stream, and the node each waits for (-1: none) */
+  enum { A, MB, MF, PB, CB, DF, DB, CF, N };
+  const double len[N] = { af, mb, mf, pb, ab2, af2, ab2, af2 };
+  const int dep[N] = { -1, CB, DF, DB, -1, A, MB, MF };
+  const int comp[4] = { A, MB, MF, PB }, comm[4] = { CB, DF, DB, CF };
+  double left[N], end[N];
+  int done[N] = { 0 };
+  for (int i = 0; i < N; i++) left[i] = len[i], end[i] = 0;
+  int ip = 0, ic = 0;   /* the next node of each stream */
+  double t = 0;
+  if (!(f >= 0 && f < 1)) f = 0;
+  while (ip < 4 || ic < 4) {
+    /* the node each stream runs now (-1: idle or waiting for its input) */
+    int p = ip < 4 && (dep[comp[ip]] < 0 || done[dep[comp[ip]]]) ? comp[ip] : -1;
+    int c = ic < 4 && (dep[comm[ic]] < 0 || done[dep[comm[ic]]]) ? comm[ic] : -1;
+    double rate = c >= 0 ? 1 - f : 1;   /* the computation's rate beside an all-to-all */
+    double tp = p >= 0 ? left[p] / rate : INFINITY, tc = c >= 0 ? left[c] : INFINITY;
+    double dt = fmin(tp, tc);
+    if (!(dt < INFINITY)) break;   /* (cannot happen: the dependencies are acyclic) */
+    t += dt;
+    /* whichever ends first ends at t (both when they tie); the other runs on */
+    if (p >= 0) {
+      if (tp <= dt) left[p] = 0, done[p] = 1, end[p] = t, ip++;
+      else left[p] -= dt * rate;
+    }
+    if (c >= 0) {
+      if (tc <= dt) left[c] = 0, done[c] = 1, end[c] = t, ic++;
+      else left[c] -= dt;
+    }
+  }
+  return fmax(end[PB], end[CF]);
+}
+
+/* The fraction of the computation's rate an all-to-all of the dispatcher takes (the SMs its
+** kernel holds over the device's, dev->sm_count; 0 without an SM count, as
+** lua/dlbench/contention.lua leaves a device without its counts uncontended):
+**   DLB_DISPATCHER_DEEPEP    20 SMs: Megatron-Core TransformerConfig.moe_deepep_num_sms
+**                            default 20 (megatron/core/transformer/transformer_config.py),
+**                            DeepEP's Buffer.num_sms default 20 (deep_ep/buffer.py);
+**   DLB_DISPATCHER_HYBRIDEP  16 SMs: TransformerConfig.moe_hybridep_num_sms default 16 (the
+**                            versions read differ: 16, 24, None; 16 is also the SM count of
+**                            the README figures HYBRIDEP_* take);
+**   DLB_DISPATCHER_ALLTOALL  NCCL's all-to-all (torch.distributed.all_to_all_single: one
+**                            grouped send/recv per peer) runs one CTA per p2p channel, and
+**                            spreads the peers over all p2pnChannels of them: NCCL
+**                            src/graph/paths.cc ncclTopoComputeP2pChannels, p2pnChannels =
+**                            pow2Up(min(nChannels, NCCL_MAX_P2P_NCHANNELS = MAXCHANNELS)),
+**                            nChannels the communicator's collective channels: 24 on every
+**                            NVSwitch node whose NCCL logs the catalogue has
+**                            (lua/dlbench/contention.lua: A100, H100, H200), so 32 CTAs. An
+**                            ASSUMPTION for other devices (their logs are not read): the same
+**                            32. */
+double dlb_par_a2a_contention(int dispatcher, const dlb_roof *dev) {
+  double ctas = dispatcher == DLB_DISPATCHER_DEEPEP ? 20
+              : dispatcher == DLB_DISPATCHER_HYBRIDEP ? 16 : 32;
+  if (!(dev->sm_count > ctas)) return 0;
+  return ctas / dev->sm_count;
 }
 
 /* Megatron-Core's router and token dispatcher beyond the graph's gating matmul, softmax

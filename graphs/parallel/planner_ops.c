@@ -13,6 +13,7 @@
 #include "planner_ops.h"
 #include "dlb_runtime.h"
 #include "roofline_impl.h"
+#include "planner_impl.h"
 
 /* a cached layer class at one (micro-batch, tensor degree, expert degree, sp, moe): its
 ** times (compute), and the host seconds and update work that depend on fewer of those (so a
@@ -159,11 +160,14 @@ dlb_layer_times *dlb_layer_times_new(const dlb_par_layer *L, int n, const dlb_pa
       return dlb_fail_null(DLB_EINVAL, "plan: op %d has replicated %g (1: outside the tensor-"
                            "parallel region, 0: split by it)", i + 1, o->replicated);
     if (!(o->attention == 0 || o->attention == 1 || o->attention == 2 || o->attention == 3 ||
-          o->attention == 4))
+          o->attention == 4 || o->attention == 5))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d has attention %g (1: a fused attention "
                            "kernel, 2: an op of a MoE layer's experts, 3: an op of the unfused "
                            "attention core, 4: an experts' op launched once per local expert, "
-                           "0: any other op)", i + 1, o->attention);
+                           "5: a GEMM of the output layer, 0: any other op)", i + 1, o->attention);
+    if (o->attention == 5 && !(o->m > 0))
+      return dlb_fail_null(DLB_EINVAL, "plan: op %d (attention 5, a GEMM of the output layer) "
+                           "must give its matmul shape (m > 0)", i + 1);
     if (o->attention == 4 && !(o->m <= 0 && o->batch >= 1 && o->batch == floor(o->batch)))
       return dlb_fail_null(DLB_EINVAL, "plan: op %d (attention 4, launched once per local "
                            "expert) must give its layer's experts as batch (a whole number >= "
@@ -386,9 +390,11 @@ static double op_time(const dlb_roof *d, const dlb_par_op *o, double mb, double 
     double g1[4] = { g[0], g[1], g[2], s };
     return ceil(nl / s) * dlb_op_time_raw(d, f * s / nl, b * s / nl, g1, 0, &mbound);
   }
-  /* its kernels: one, or the further ones a pass counted on it, each an even share */
-  return dlb_launch_time(d, f, b, o->m > 0 ? g : NULL, o->attention == 1, 1 + o->more_kernels,
-                         &mbound);
+  /* the kernel class: a fused attention kernel (1), a GEMM of the output layer (5: at the
+  ** device's head_peak when set, dlb_op_time_raw); its kernels: one, or the further ones a
+  ** pass counted on it, each an even share */
+  int kind = o->attention == 1 ? DLB_KERNEL_ATTENTION : o->attention == 5 ? DLB_KERNEL_HEAD : 0;
+  return dlb_launch_time(d, f, b, o->m > 0 ? g : NULL, kind, 1 + o->more_kernels, &mbound);
 }
 
 /* Time layer li (uncached). ep: the expert-parallel degree its expert ops (attention 2)
@@ -478,7 +484,7 @@ static void segments(const dlb_layer_times *T, const dlb_roof *d, int li, double
 ** far (an unbatched GEMM, batch 1, of no MoE layer's experts: nn.Linear's aten.mm). */
 static int sac_saved(const dlb_par_op *o, int *mm) {
   if (o->attention == 1) return 1;
-  if (o->m > 0 && o->batch == 1 && o->attention == 0) {
+  if (o->m > 0 && o->batch == 1 && (o->attention == 0 || o->attention == 5)) {
     *mm += 1;
     return *mm % 2 == 1;
   }
@@ -679,6 +685,32 @@ void dlb_layer_host(const dlb_layer_times *T, const dlb_roof *d, int li, double 
   *hc = nc * d->host_op;
 }
 
+/* The dW GEMMs of layer li's column-parallel linears (dlb_layer_cost.cw, planner_ops.h). */
+static void column_wgrads(const dlb_layer_times *T, const dlb_roof *d, int li, double mb,
+                          double tl, double ep, int sp, int moe, dlb_layer_cost *c) {
+  c->ncw = 0;
+  for (int j = 0; j < 4; j++) c->cw[j] = 0;
+  for (int k = 0; k < T->count[li]; k++) {
+    const dlb_par_op *o = &T->ops[T->first[li] + k];
+    if (o->phase != 0 || !(o->m > 0) || o->split != 2 || o->attention != 0 || o->replicated)
+      continue;
+    c->cw[c->ncw < 4 ? c->ncw : 3] += op_time(d, o, mb, tl, ep, sp, moe, T->smb);
+    c->ncw += c->ncw < 4;
+  }
+}
+
+double dlb_layer_tp_exposed(const dlb_layer_cost *c, double ncol, double t, double f) {
+  double e = 0;
+  int n = (int)ncol;
+  for (int k = 0; k < n; k++) {
+    double w = 0;
+    if (k < n - 1) w = k < c->ncw ? c->cw[k] : 0;
+    else for (int j = k; j < c->ncw; j++) w += c->cw[j];   /* the last: the rest */
+    e += w > 0 ? dlb_par_hidden(t, w, f) : t;
+  }
+  return e + (ncol - n) * t;   /* (a fractional count: its remainder exposed) */
+}
+
 int dlb_layer_times_cost(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
                          double ep, int sp, int moe, dlb_layer_cost *out) {
   int cls = T->cls[li];
@@ -709,6 +741,7 @@ int dlb_layer_times_cost(dlb_layer_times *T, const dlb_roof *d, int li, double m
     dlb_layer_update(T, d, cls, tl, sp, &c->uf, &c->ub);
     dlb_layer_update(T, d, cls, 1, sp, &c->wf, &c->wb);
     segments(T, d, cls, mb, tl, ep, sp, moe, c->tf, c->tb, &c->sf, &c->sb);
+    column_wgrads(T, d, cls, mb, tl, ep, sp, moe, c);
     T->used++;
   }
   *out = e->c;

@@ -60,7 +60,21 @@ typedef struct dlb_layer_cost {
   ** through the host-side timeline from a synchronisation point (dlb_timeline_op), what the
   ** planner composes per stage (dlb_timeline_seg) */
   dlb_timeline sf, sb;
+  /* the seconds of the weight-gradient GEMMs of its column-parallel linears (opts.tp_async),
+  ** in forward order: each forward matmul of a column-parallel shape (split 2, the output
+  ** features; neither replicated, an expert's, an attention kernel's nor the output layer's)
+  ** at its own time, which is its dW GEMM's: Y = X W^T and dW = dY^T X have the same FLOPs
+  ** and the same three matrices (X, W or dW, Y or dY; Megatron-LM layers.py: grad_weight =
+  ** grad_output.t().matmul(input)). ncw of them; a fourth and later add into cw[3] */
+  double cw[4];
+  int ncw;
 } dlb_layer_cost;
+
+/* The seconds ncol backward tensor-parallel collectives of t s each add to a layer's
+** backward when each runs beside a column-parallel linear's dW GEMM (opts.tp_async): the
+** k-th beside the k-th of c->cw, the last beside the rest, each max(t - w, f t)
+** (dlb_par_hidden, f = opts.contention); a collective without a GEMM costs t. */
+double dlb_layer_tp_exposed(const dlb_layer_cost *c, double ncol, double t, double f);
 int dlb_layer_times_cost(dlb_layer_times *T, const dlb_roof *d, int li, double mb, double tl,
                          double ep, int sp, int moe, dlb_layer_cost *out);
 

@@ -134,6 +134,9 @@ dlb_par_plan *dlb_par_plan_new_ops(const dlb_par_layer *L, int n, const dlb_par_
         if (o->sched >= 0 && sc != (int)o->sched) continue;
         if (o->sched < 0 && pp == 1 && sc != DLB_SCHED_1F1B) continue; /* all the same */
         if (sc == DLB_SCHED_INTERLEAVED && (pp == 1 || pp * vv > n)) continue;
+        /* a split by count needs whole chunks (dlb_par_layout_eval) */
+        if (o->balance == DLB_BALANCE_LAYERS &&
+            n % (int)(sc == DLB_SCHED_INTERLEAVED ? pp * vv : pp) != 0) continue;
         for (double m = 1; m <= mmax && m <= local; m++) {
           if (fmod(local, m) != 0) continue;
           if (sc == DLB_SCHED_INTERLEAVED && fmod(m, pp) != 0) continue;

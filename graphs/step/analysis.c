@@ -401,6 +401,12 @@ dlb_analysis *dlb_graph_analyze(dlb_graph *g, const dlb_train_opts *o, size_t nb
     T->bytes = 0;
     for (size_t i = 0; i < no; i++) T->bytes += a->bytes[i];
   }
+  /* the output layer's GEMMs (timed at a recipe's head_peak: output_layer.c) */
+  if (dlb_mark_output_layer(s, a->kernel) != DLB_OK) {
+    dlb_analysis_free(a);
+    dlb_free(dimval); dlb_free(numel);
+    return NULL;
+  }
   T->flops = T->flops_fwd + T->flops_bwd + T->flops_update + T->flops_recompute;
   T->intensity = T->bytes > 0 ? T->flops / T->bytes : 0;
   T->nops = (double)no;
@@ -580,6 +586,19 @@ int dlb_analysis_layer(const dlb_analysis *a, size_t i, double out[6]) {
   return DLB_OK;
 }
 
+int dlb_analysis_layer_rerun(const dlb_analysis *a, int *out, size_t n) {
+  if (n != a->s->nlayers)
+    return dlb_fail(DLB_EINVAL, "analysis: layer_rerun needs %zu entries (the layers), got %zu",
+                    a->s->nlayers, n);
+  if (n == 0) return DLB_OK;
+  uint8_t *r = dlb_calloc(n, 1);
+  if (!r) return dlb_fail(DLB_ENOMEM, "analysis: out of memory");
+  int st = dlb_layer_reruns(a->s, r);
+  for (size_t l = 0; st == DLB_OK && l < n; l++) out[l] = r[l];
+  dlb_free(r);
+  return st;
+}
+
 int dlb_analysis_update_tensors(const dlb_analysis *a, size_t i, double chunk, double out[2]) {
   if (i >= a->s->nlayers && !(i == 0 && a->s->nlayers == 0))
     return dlb_fail(DLB_EINVAL, "analysis: layer %zu out of range (%zu layers)", i, a->s->nlayers);
@@ -635,6 +654,30 @@ int dlb_analysis_step_peak(const dlb_analysis *a, double out[6]) {
   out[0] = r.peak;
   for (int c = 0; c < 5; c++) out[c + 1] = r.cat[c];
   return DLB_OK;
+}
+
+int dlb_analysis_act_peak(const dlb_analysis *a, double out[6]) {
+  size_t no = a->nops;
+  uint8_t *mark = dlb_malloc(no + 1);
+  fpresult *at = dlb_calloc(no + 1, sizeof *at);
+  fpresult r = {0, {0}, -1};
+  int rc = (!mark || !at) ? dlb_fail(DLB_ENOMEM, "analysis: out of memory") : DLB_OK;
+  if (!rc) {
+    memset(mark, 1, no + 1);
+    rc = dlb_fp_measure_at(a->s, a->size, a->order, mark, &r, at);
+  }
+  if (!rc) {
+    /* the first op with the largest activations + workspace (none: before the first op) */
+    int best = -1;
+    for (size_t k = 0; k < no; k++) {
+      int i = a->order[k];
+      if (best < 0 || at[i].cat[3] + at[i].cat[4] > at[best].cat[3] + at[best].cat[4]) best = i;
+    }
+    out[0] = best >= 0 ? at[best].peak : 0;
+    for (int c = 0; c < 5; c++) out[c + 1] = best >= 0 ? at[best].cat[c] : 0;
+  }
+  dlb_free(mark); dlb_free(at);
+  return rc;
 }
 
 int dlb_analysis_step_loss(const dlb_analysis *a, double out[12]) {

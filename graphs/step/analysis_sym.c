@@ -306,3 +306,41 @@ dlb_poly *dlb_graph_symbolic_type(dlb_graph *g, const char *type, size_t nb,
   sym_free(&y);
   return p;
 }
+
+int dlb_graph_attention_count(dlb_graph *g, size_t *n, size_t *ncausal) {
+  return dlb_attention_find(g, NULL, 0, n, ncausal);
+}
+
+dlb_poly *dlb_graph_symbolic_attention(dlb_graph *g, int which, size_t nb,
+                                       const char *const *names, const double *values) {
+  if (which < -1 || which > 1)
+    return dlb_fail_null(DLB_EINVAL, "graph '%s': attention FLOPs of which patterns: -1 (all), "
+                         "0 (not causal) or 1 (causal), got %d", g->str + g->name, which);
+  size_t n = 0, nc = 0;
+  if (dlb_attention_find(g, NULL, 0, &n, &nc)) return NULL;
+  int32_t *mm = dlb_malloc((3 * n + 1) * sizeof *mm);
+  if (!mm) return dlb_fail_null(DLB_ENOMEM, "attention: out of memory");
+  if (dlb_attention_find(g, mm, n, &n, &nc)) { dlb_free(mm); return NULL; }
+  sym y;
+  acc a;
+  memset(&a, 0, sizeof a);
+  int ok = sym_init(&y, g, nb, names, values, DLB_POLICY_FP32) == DLB_OK;
+  cexpr e;
+  for (size_t i = 0; ok && i < n; i++) {
+    if (which >= 0 && mm[3 * i + 2] != which) continue;
+    for (int k = 0; ok && k < 2; k++) {
+      int o = mm[3 * i + k];
+      dlb_op_flops(g, o, &e);
+      for (int j = 0; ok && j < e.n; j++) ok = addterm(&y, &a, NULL, &e.t[j], 1);
+      if (!ok) {
+        char on[512];
+        dlb_fail_context("graph '%s': matmul '%s': ", g->str + g->name, dlb_oname(g, o, on, sizeof on));
+      }
+    }
+  }
+  dlb_poly *p = ok ? acc_poly(g, &a) : NULL;
+  dlb_free(a.key); dlb_free(a.c); dlb_free(a.used);
+  sym_free(&y);
+  dlb_free(mm);
+  return p;
+}

@@ -5,7 +5,7 @@
 ** the footprint all follow. The unfused algorithmic graph stays the default.
 **
 ** - attention (FlashAttention; Dao et al. 2022, "FlashAttention: Fast and Memory-Efficient
-**   Exact Attention with IO-Awareness", sec. 3.1 and Theorem 2): the forward chain
+**   Exact Attention with IO-Awareness", sec. 3.1 and Theorem 2; fusion_attention.c): the forward chain
 **   scores = Q K^T -> scale -> softmax -> [dropout] -> P V becomes one kernel that reads
 **   Q, K, V and writes O: no s x s tensor in memory or in traffic. Its backward becomes
 **   one kernel reading Q, K, V, O, dO and writing dQ, dK, dV, and it recomputes the
@@ -35,6 +35,7 @@
 
 #include "graph_impl.h"
 #include "dlb_runtime.h"
+#include "fusion_impl.h"
 
 static int elementwise(int t) {
   switch (t) {
@@ -67,226 +68,8 @@ static int fusible_consumer(int t) {
   }
 }
 
-typedef struct ctx {
-  const dlb_graph *s;
-  double *flops, *bytes, *size;
-  int *kernel;           /* per op: DLB_KERNEL_* */
-  const double *size0;   /* sizes before any pass (the bytes were counted with them) */
-  int *ncons, *sole;     /* per tensor: consumers, and the consumer when there is one */
-  double rc;             /* recompute FLOPs added */
-  /* the attention pass's indexes (CSR, each list in increasing op order): the forward ops
-  ** reading each tensor, and the generated ops (index >= nfwd) derived from each op */
-  int32_t *fcoff, *fcons, *doff, *dops;
-  unsigned char *held;   /* per op: its costs placed by the qkv pass (elementwise skips it) */
-  int *gw;               /* per op, 3 (or NULL): a fused GEMM's shape (dlb_fuse_step) */
-  int causal;            /* DLB_FUSE_SOFTMAX_CAUSAL: Megatron's upper-triangular softmax */
-} ctx;
-
-/* The forward op consuming tensor t as its input `pos` with type `type`, or -1: the first
-** such op in construction order. */
-static int fwd_consumer(const ctx *c, int t, int type, int pos) {
-  const dlb_graph *s = c->s;
-  for (int q = c->fcoff[t]; q < c->fcoff[t + 1]; q++) {
-    const op *p = &s->o[c->fcons[q]];
-    if (p->type != type || p->nin <= pos) continue;
-    if (op_in(s, p)[pos] == t) return c->fcons[q];
-  }
-  return -1;
-}
-
-/* The indexes fwd_consumer and the attention pass read: one pass each over the ops
-** instead of a scan of the step per attention block. DLB_ENOMEM on failure. */
-static int attention_index(ctx *c) {
-  const dlb_graph *s = c->s;
-  size_t no = s->no, nt = s->nt, nf = (size_t)s->nfwd, nuse = 0;
-  c->fcoff = dlb_calloc(nt + 2, sizeof(int32_t));
-  c->doff = dlb_calloc(no + 2, sizeof(int32_t));
-  if (!c->fcoff || !c->doff) return DLB_ENOMEM;
-  for (size_t i = 0; i < nf; i++) {
-    const op *p = &s->o[i];
-    const int32_t *in = op_in(s, p);
-    for (int j = 0; j < p->nin; j++) c->fcoff[in[j] + 1]++;
-    nuse += p->nin;
-  }
-  size_t nd = 0;
-  for (size_t j = nf; j < no; j++) {
-    int f = s->o[j].fwd;
-    if (f >= 0 && (size_t)f < no) c->doff[f + 1]++, nd++;
-  }
-  for (size_t t = 0; t < nt; t++) c->fcoff[t + 1] += c->fcoff[t];
-  for (size_t i = 0; i < no; i++) c->doff[i + 1] += c->doff[i];
-  c->fcons = dlb_malloc((nuse + 1) * sizeof(int32_t));
-  c->dops = dlb_malloc((nd + 1) * sizeof(int32_t));
-  if (!c->fcons || !c->dops) return DLB_ENOMEM;
-  /* fill with the offsets as cursors, then shift them back by one list */
-  for (size_t i = 0; i < nf; i++) {
-    const op *p = &s->o[i];
-    const int32_t *in = op_in(s, p);
-    for (int j = 0; j < p->nin; j++) c->fcons[c->fcoff[in[j]]++] = (int32_t)i;
-  }
-  for (size_t j = nf; j < no; j++) {
-    int f = s->o[j].fwd;
-    if (f >= 0 && (size_t)f < no) c->dops[c->doff[f]++] = (int32_t)j;
-  }
-  for (size_t t = nt; t > 0; t--) c->fcoff[t] = c->fcoff[t - 1];
-  for (size_t i = no; i > 0; i--) c->doff[i] = c->doff[i - 1];
-  c->fcoff[0] = c->doff[0] = 0;
-  return DLB_OK;
-}
-
-static int cmp_int32(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* The scores operand of an attention mask applied by an add (op q, OP_ADD), or -1 when q
-** is not one: one operand comes from the scores (a forward matmul, scale or cast), the
-** other, the mask, is no weight and has no more axes. The mask forms the exporters write:
-** an additive mask, scores + mask (Hugging Face transformers modeling_bert.py
-** BertSelfAttention.forward: attention_scores + attention_mask; modeling_llama.py
-** eager_attention_forward: attn_weights + causal_mask), and the causal mask by selection,
-** Where(mask, scores, min) (modeling_gpt2.py GPT2Attention._attn / eager_attention_forward:
-** torch.where(causal_mask, attn_weights, mask_value)) or Where(mask, -inf, scores)
-** (masked_fill), which the ONNX importer costs as an add of the scores and the constant
-** (graphs/io/onnx_ops.c where). Decided from the graph's structure only. FlashAttention
-** applies a causal mask inside the kernel (Dao 2023, FlashAttention-2, sec. 3.1.1): the
-** fused kernel's bytes stay Q, K, V and O. */
-static int mask_scores(const dlb_graph *s, const op *q) {
-  if (q->type != OP_ADD || q->nin != 2 || q->nout != 1) return -1;
-  const int32_t *in = op_in(s, q);
-  if (in[0] == in[1]) return -1;
-  int out = op_out(s, q)[0];
-  for (int k = 0; k < 2; k++) {
-    int y = in[k], m = in[1 - k], pr = s->t[y].producer;
-    if (pr < 0 || pr >= s->nfwd) continue;
-    int ty = s->o[pr].type;
-    if (ty != OP_MATMUL && ty != OP_SCALE && ty != OP_CAST) continue;
-    if (s->t[y].ndims != s->t[out].ndims || s->t[m].ndims > s->t[out].ndims) continue;
-    if (s->t[m].role == DLB_ROLE_WEIGHT) continue;
-    return y;
-  }
-  return -1;
-}
-
-static int attention(ctx *c) {
-  const dlb_graph *s = c->s;
-  size_t nt = s->nt;
-  char *inter = dlb_calloc(nt + 1, 1);
-  int32_t *D = NULL; /* the generated ops derived from one chain, in op order */
-  size_t capD = 0;
-  if (!inter || attention_index(c)) { dlb_free(inter); return DLB_ENOMEM; }
-  for (int i = 0; i < s->nfwd; i++) {
-    const op *sm = &s->o[i];
-    if (sm->type != OP_SOFTMAX || sm->phase != DLB_PHASE_FWD || sm->nin < 1 || sm->nout < 1)
-      continue;
-    /* walk back from the softmax input through scale ops and at most one mask to the
-    ** scores matmul */
-    int chain[8], nc = 0, x = op_in(s, sm)[0], mm1 = -1, masked = 0;
-    for (;;) {
-      int pr = s->t[x].producer;
-      if (pr < 0 || pr >= s->nfwd) break;
-      const op *q = &s->o[pr];
-      if (q->type == OP_MATMUL) { mm1 = pr; break; }
-      if (nc == 8) break;
-      if (q->type == OP_ADD && !masked) {
-        int y = mask_scores(s, q);
-        if (y < 0) break;
-        masked = 1;
-        chain[nc++] = pr;
-        x = y;
-        continue;
-      }
-      if (q->type != OP_SCALE && q->type != OP_CAST) break;
-      chain[nc++] = pr;
-      x = op_in(s, q)[0];
-    }
-    if (mm1 < 0) continue;
-    int P = op_out(s, sm)[0], drop = fwd_consumer(c, P, OP_DROPOUT, 0), Pin = P;
-    if (drop >= 0) Pin = op_out(s, &s->o[drop])[0];
-    int mm2 = fwd_consumer(c, Pin, OP_MATMUL, 0);
-    if (mm2 < 0) continue;
-    /* the fused forward: every op of the chain into mm2 */
-    int F[12], nf = 0;
-    F[nf++] = mm1;
-    for (int j = nc - 1; j >= 0; j--) F[nf++] = chain[j];
-    F[nf++] = i;
-    if (drop >= 0) F[nf++] = drop;
-    F[nf++] = mm2;
-    const int32_t *a1 = op_in(s, &s->o[mm1]), *a2 = op_in(s, &s->o[mm2]);
-    int Q = a1[0], K = a1[1], V = a2[1], O = op_out(s, &s->o[mm2])[0];
-    double fl = 0, recompute = 0;
-    for (int j = 0; j < nf; j++) {
-      fl += c->flops[F[j]];
-      if (F[j] != mm2 && s->o[F[j]].type != OP_DROPOUT) recompute += c->flops[F[j]];
-      if (F[j] != mm2)
-        for (int k = 0; k < s->o[F[j]].nout; k++) inter[op_out(s, &s->o[F[j]])[k]] = 1;
-      c->flops[F[j]] = c->bytes[F[j]] = 0;
-    }
-    double qkv = c->size0[Q] + c->size0[K] + c->size0[V], o = c->size0[O];
-    c->flops[mm2] = fl;
-    c->bytes[mm2] = qkv + o;
-    c->kernel[mm2] = DLB_KERNEL_ATTENTION;
-    /* the generated ops derived from the chain, in op order (each once) */
-    size_t nD = 0;
-    for (int j = 0; j < nf; j++) nD += (size_t)(c->doff[F[j] + 1] - c->doff[F[j]]);
-    if (nD > capD) {
-      int32_t *nd = dlb_realloc(D, (nD + 16) * sizeof *D);
-      if (!nd) { dlb_free(D); dlb_free(inter); return DLB_ENOMEM; }
-      D = nd, capD = nD + 16;
-    }
-    nD = 0;
-    for (int j = 0; j < nf; j++)
-      for (int q = c->doff[F[j]]; q < c->doff[F[j] + 1]; q++) D[nD++] = c->dops[q];
-    if (nD > 1) qsort(D, nD, sizeof *D, cmp_int32); /* D is NULL while nothing was derived */
-    size_t nu = 0;
-    for (size_t q = 0; q < nD; q++) if (!nu || D[q] != D[nu - 1]) D[nu++] = D[q];
-    nD = nu;
-    /* the fused backward: every backward op derived from the chain into the first one */
-    int first = -1;
-    double bfl = 0;
-    for (size_t d = 0; d < nD; d++) {
-      size_t j = (size_t)D[d];
-      const op *q = &s->o[j];
-      if (q->phase != DLB_PHASE_BWD) continue;
-      if (first < 0) first = (int)j;
-      bfl += c->flops[j];
-      c->flops[j] = c->bytes[j] = 0;
-    }
-    if (first >= 0) {
-      c->flops[first] = bfl + recompute;
-      c->bytes[first] = 2 * qkv + 2 * o;   /* read Q K V O dO, write dQ dK dV */
-      c->kernel[first] = DLB_KERNEL_ATTENTION;
-      c->rc += recompute;
-    }
-    /* under activation recompute the chain runs again before its backward pass: the same
-    ** fused forward kernel (reads Q, K, V, writes O), its s x s tensors never in memory */
-    int rmm2 = -1;
-    double rfl = 0;
-    for (size_t d = 0; d < nD; d++) {
-      size_t j = (size_t)D[d];
-      const op *q = &s->o[j];
-      if (q->phase != DLB_PHASE_RECOMPUTE) continue;
-      rfl += c->flops[j];
-      if (q->fwd == mm2) rmm2 = (int)j;
-      else
-        for (int k = 0; k < q->nout; k++) inter[op_out(s, q)[k]] = 1;
-      c->flops[j] = c->bytes[j] = 0;
-    }
-    if (rmm2 >= 0) {
-      c->flops[rmm2] = rfl;
-      c->bytes[rmm2] = qkv + o;
-      c->kernel[rmm2] = DLB_KERNEL_ATTENTION;
-    }
-  }
-  /* the s x s tensors and their gradients are never in memory */
-  for (size_t t = 0; t < nt; t++) {
-    int g = s->t[t].grad_of;
-    if (inter[t] || (g >= 0 && inter[g])) c->size[t] = 0;
-  }
-  dlb_free(D);
-  dlb_free(inter);
-  return DLB_OK;
-}
+/* the fusion passes' shared state (fusion_impl.h) */
+typedef fuse_ctx ctx;
 
 /* Move op i's costs into op k, less the write and read of t between them that the fused
 ** kernel no longer makes. */
@@ -564,6 +347,7 @@ static void absorb(ctx *c, int j, int k) {
   c->flops[k] += c->flops[j];
   c->bytes[k] += c->bytes[j];
   c->flops[j] = c->bytes[j] = 0;
+  if (c->into) c->into[j] = k;
 }
 
 /* GEMM k now runs the three GEMMs k, j1, j2 as one: its shape is k's with dim d (0 m, 1 n,
@@ -725,7 +509,7 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   if (!flags) return DLB_OK;
   size_t nt = s->nt;
   ctx c = { s, flops, bytes, size, kernel, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL,
-            gemm_with, 0 };
+            gemm_with, 0, s->nfwd, NULL };
   double *size0 = dlb_malloc((nt + 1) * sizeof *size0);
   c.ncons = dlb_calloc(nt + 1, sizeof(int));
   c.sole = dlb_malloc((nt + 1) * sizeof(int));
@@ -735,6 +519,14 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   }
   memcpy(size0, size, nt * sizeof *size0);
   c.size0 = size0;
+  if (flags & DLB_FUSE_GRAD_ACCUM) {   /* the gradient accumulation follows absorbed ops */
+    c.into = dlb_malloc((s->no + 1) * sizeof *c.into);
+    if (!c.into) {
+      dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
+      return dlb_fail(DLB_ENOMEM, "fusion: out of memory");
+    }
+    for (size_t i = 0; i < s->no; i++) c.into[i] = -1;
+  }
   for (size_t i = 0; i < s->no; i++) {
     const op *p = &s->o[i];
     const int32_t *in = op_in(s, p);
@@ -763,6 +555,7 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   int *rcn = dlb_calloc(nt + 1, sizeof(int)), *n0 = dlb_malloc((nt + 1) * sizeof(int));
   if (!rcn || !n0) {
     dlb_free(rcn); dlb_free(n0); dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
+    dlb_free(c.into);
     return dlb_fail(DLB_ENOMEM, "fusion: out of memory");
   }
   memcpy(n0, c.ncons, nt * sizeof *n0);
@@ -789,16 +582,16 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   }
   dlb_free(rcn); dlb_free(n0);
   int rc = DLB_OK;
-  if (flags & DLB_FUSE_ATTENTION) rc = attention(&c);
+  if (flags & DLB_FUSE_ATTENTION) rc = dlb_fuse_attention(&c);
   /* the QKV projections before the elementwise pass: the ops it places are held from it */
   if (!rc && (flags & DLB_FUSE_QKV)) {
     c.held = dlb_calloc(s->no + 1, 1);
-    if (!c.held || (!c.fcoff && attention_index(&c))) rc = DLB_ENOMEM;
+    if (!c.held || (!c.fcoff && dlb_fuse_attention_index(&c))) rc = DLB_ENOMEM;
     else qkv(&c, (flags & DLB_FUSE_QKV_VIEWS) != 0);
   }
   dlb_free(c.fcoff); dlb_free(c.fcons); dlb_free(c.doff); dlb_free(c.dops);
   if (rc) {
-    dlb_free(c.held); dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
+    dlb_free(c.held); dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole); dlb_free(c.into);
     return dlb_fail(DLB_ENOMEM, "fusion: out of memory");
   }
   c.causal = (flags & DLB_FUSE_SOFTMAX_CAUSAL) != 0;
@@ -809,8 +602,9 @@ int dlb_fuse_step(const dlb_graph *s, int flags, int precision, double *flops, d
   if (flags & (DLB_FUSE_OPT_FOREACH | DLB_FUSE_OPT_LOOP | DLB_FUSE_GRAD_CLIP)) update_impl(&c, flags);
   if (flags & DLB_FUSE_LM_METRICS) dlb_fuse_lm_metrics(s, precision, bytes, size0, more);
   if (flags & DLB_FUSE_XENT_FP32) dlb_fuse_xent_fp32(s, precision, bytes, size0, more);
+  if (flags & DLB_FUSE_GRAD_ACCUM) dlb_fuse_grad_accum(s, c.into, bytes, size0, more);
   if (flags & DLB_FUSE_OPTIMIZER) optimizer(&c);
   *recompute = c.rc;
-  dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole);
+  dlb_free(size0); dlb_free(c.ncons); dlb_free(c.sole); dlb_free(c.into);
   return DLB_OK;
 }

@@ -38,6 +38,7 @@ typedef struct tx {
   int32_t *saved;      /* forward tensor -> the tensor backward ops read */
   int32_t *pending;    /* weight -> forward consumer ops not yet processed */
   int32_t *seg;        /* forward op -> segment */
+  uint8_t *once;       /* forward op -> 1: a layer recompute never reruns (NULL: none) */
   int phase, fwd, suffix;
 } tx;
 
@@ -465,6 +466,48 @@ int dlb_weight_layer(const dlb_graph *g, int t, int c) {
   return c >= 0 ? dlb_op_layer(g, c, NULL) : 0;
 }
 
+int dlb_layer_reruns(const dlb_graph *g, uint8_t *out) {
+  size_t nl = g->nlayers;
+  if (nl == 0 || g->no == 0) return DLB_OK;
+  int *pl = dlb_malloc(g->no * sizeof *pl);
+  uint8_t *reads = dlb_calloc(nl, 1), *loss = dlb_calloc(nl, 1);
+  if (!pl || !reads || !loss) { dlb_free(pl); dlb_free(reads); dlb_free(loss); return oom(); }
+  for (size_t i = 0; i < g->no; i++) pl[i] = dlb_op_layer(g, (int)i, pl);
+  for (size_t i = 0; i < g->no; i++) {
+    const op *p = &g->o[i];
+    int l = pl[i];
+    if (p->phase != DLB_PHASE_FWD || l < 0 || (size_t)l >= nl) continue;
+    if (p->type == OP_XENT || p->type == OP_MSE || p->type == OP_CTC) loss[l] = 1;
+    for (int j = 0; j < p->nin; j++) {
+      const tensor *T = &g->t[op_in(g, p)[j]];
+      if (T->role == DLB_ROLE_ACTIVATION && T->producer >= 0 &&
+          g->o[T->producer].phase == DLB_PHASE_FWD && pl[T->producer] != l)
+        reads[l] = 1;
+    }
+  }
+  for (size_t l = 0; l < nl; l++) out[l] = reads[l] && !loss[l];
+  dlb_free(pl); dlb_free(reads); dlb_free(loss);
+  return DLB_OK;
+}
+
+/* Which forward ops a layer-tagged recompute policy never reruns (x->once): those of a layer
+** dlb_layer_reruns leaves out, placed by dlb_op_layer. */
+static int once_ops(tx *x, const dlb_graph *g) {
+  const dlb_train_opts *o = x->opt;
+  if (!g->nlayers || (o->recompute != DLB_RECOMPUTE_LAYERS && o->recompute != DLB_RECOMPUTE_SQRT))
+    return DLB_OK;
+  uint8_t *rr = dlb_calloc(g->nlayers, 1);
+  int *pl = dlb_malloc((g->no + 1) * sizeof *pl);
+  x->once = dlb_calloc(g->no + 1, 1);
+  int rc = !rr || !pl || !x->once ? oom() : dlb_layer_reruns(g, rr);
+  for (size_t i = 0; rc == DLB_OK && i < g->no; i++) {
+    pl[i] = dlb_op_layer(g, (int)i, pl);
+    x->once[i] = pl[i] >= 0 && !rr[pl[i]];
+  }
+  dlb_free(rr); dlb_free(pl);
+  return rc;
+}
+
 /* The update of weight w with its final gradient; c its first consumer (the forward op whose
 ** backward completed the gradient). */
 static int update(tx *x, int w, int c) {
@@ -556,7 +599,7 @@ static int recompute(tx *x, int sg, int first, int last) {
   int saved = x->phase;
   x->phase = DLB_PHASE_RECOMPUTE;
   for (int i = first; i <= last; i++) {
-    if (x->seg[i] != sg) continue;
+    if (x->seg[i] != sg || (x->once && x->once[i])) continue;
     op P = s->o[i];
     int32_t in[OP_MAXIO], sh[OP_MAXIO];
     int nout = P.nout; /* the workspace output, if any, is re-made by emit */
@@ -716,7 +759,7 @@ static dlb_graph *expand(dlb_graph *g, const dlb_train_opts *opt) {
     return dlb_fail_null(DLB_EINVAL, "graph '%s': the loss is not the output of an op",
                          g->str + g->name);
   }
-  tx x = {s, opt, (int)g->nt, (int)g->no, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  tx x = {s, opt, (int)g->nt, (int)g->no, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
           DLB_PHASE_BWD, -1, 0};
   x.grad = dlb_malloc(g->nt * sizeof *x.grad);
   x.saved = dlb_malloc(g->nt * sizeof *x.saved);
@@ -755,6 +798,7 @@ static dlb_graph *expand(dlb_graph *g, const dlb_train_opts *opt) {
   }
   int nseg = segments(&x, g);
   if (nseg < 0) { rc = nseg; goto done; }
+  if (nseg > 1 && (rc = once_ops(&x, g))) goto done;
   if (nseg > 1) { /* drop activations that stay inside a recomputed segment */
     int last = x.seg[g->no - 1];
     int32_t *lastuse = x.grad; /* temporarily: the latest forward segment reading t */
@@ -768,7 +812,8 @@ static dlb_graph *expand(dlb_graph *g, const dlb_train_opts *opt) {
       const tensor *T = &g->t[t];
       if (T->producer < 0 || T->role != DLB_ROLE_ACTIVATION || (T->flags & TF_CHECKPOINT)) continue;
       int sg = x.seg[T->producer];
-      x.dropped[t] = sg != last && lastuse[t] <= sg && (int)t != g->loss;
+      x.dropped[t] = sg != last && lastuse[t] <= sg && (int)t != g->loss &&
+                     !(x.once && x.once[T->producer]);
     }
     for (size_t t = 0; t < g->nt; t++) lastuse[t] = -1;
   }
@@ -799,7 +844,7 @@ static dlb_graph *expand(dlb_graph *g, const dlb_train_opts *opt) {
   if (nseg > 1) rc = prune(s, (int)g->no, x.seg, nseg);
 done:
   dlb_free(x.grad); dlb_free(x.saved); dlb_free(x.pending); dlb_free(x.needs); dlb_free(x.useful);
-  dlb_free(x.dropped); dlb_free(x.seg);
+  dlb_free(x.dropped); dlb_free(x.seg); dlb_free(x.once);
   if (rc) {
     dlb_graph_release(s);
     return NULL;

@@ -31,7 +31,9 @@ typedef struct dlb_reduce dlb_reduce;
 ** order holds more, so it bounds the searched peak's activations from above. PEAK is the
 ** peak live bytes of the step's construction order (graphs/step/footprint.c: weights,
 ** gradients, optimizer state, activations, workspace; what dlb_totals.footprint_order
-** counts), PEAK_ACT the activations + workspace at that peak (its first maximum): computed per
+** counts), PEAK_ACT the step's largest activations + workspace in that order (what the
+** framework memory schedule holds with every gradient, dlb_analysis_act_peak's; at PEAK's
+** moment before issue [18] item 5, which under full recompute held none): computed per
 ** configuration from per-op-position polynomials, not polynomials themselves; NaN where the
 ** program has no peak (see docs/sweep.md "Exactness and memory"). OPT_STATES is the bytes of
 ** the optimizer states without the fp32 master copies (dlb_totals.opt_states), LOGITS the

@@ -120,6 +120,13 @@ int32_t dlb_swpoly_const(dlb_sweep_prog *p, double c) {
   return dlb_swpoly_intern(p, &a);
 }
 
+/* Free graph state G's class names. */
+static void free_cnames(swgraph *G) {
+  for (size_t i = 0; G->cname && i < G->nc; i++) dlb_free(G->cname[i]);
+  dlb_free(G->cname);
+  G->cname = NULL;
+}
+
 /* -- the program -- */
 
 
@@ -161,6 +168,7 @@ void dlb_sweep_prog_free(dlb_sweep_prog *p) {
   for (int i = 0; i < p->nv; i++) dlb_free(p->vars[i]);
   for (int k = 0; k < SW_MAXG; k++) {
     dlb_sweep_free_live(&p->g[k]);
+    free_cnames(&p->g[k]);
     dlb_free(p->g[k].c); dlb_free(p->g[k].count); dlb_free(p->g[k].seq); dlb_free(p->g[k].mk);
     dlb_free(p->g[k].tn); dlb_free(p->g[k].tcount);
   }
@@ -171,15 +179,16 @@ void dlb_sweep_prog_free(dlb_sweep_prog *p) {
   dlb_free(p->upd); dlb_free(p->ordu); dlb_free(p->segnu); dlb_free(p->tun); dlb_free(p->tmult);
   dlb_free(p->ordmku); dlb_free(p->ordmk); dlb_free(p->segmk);
   dlb_free(p->ord); dlb_free(p->sego); dlb_free(p->segn); dlb_free(p->segr);
-  dlb_free(p->pk); dlb_free(p->pkpos); dlb_free(p->pkoff);
+  dlb_free(p->pk); dlb_free(p->pkpos); dlb_free(p->pkoff); dlb_free(p->pkw);
   dlb_free(p);
 }
 
 size_t dlb_sweep_prog_nvars(const dlb_sweep_prog *p) { return p ? (size_t)p->nv : 0; }
 size_t dlb_sweep_prog_nclasses(const dlb_sweep_prog *p) { return p ? p->ncls : 0; }
 
-/* Count one op of class c in graph state G, appending the class's index to G->seq. */
-static int addclass(swgraph *G, const swclass *c) {
+/* Count one op (named name) of class c in graph state G, appending the class's index to
+** G->seq. */
+static int addclass(swgraph *G, const swclass *c, const char *name) {
   for (size_t i = 0; i < G->nc; i++)
     if (!memcmp(&G->c[i], c, sizeof *c)) {
       G->count[i] += 1;
@@ -193,8 +202,13 @@ static int addclass(swgraph *G, const swclass *c) {
     G->c = a;
     double *b = dlb_realloc(G->count, n * sizeof *b);
     if (!b) return 0;
-    G->count = b, G->cap = n;
+    G->count = b;
+    char **nm = dlb_realloc(G->cname, n * sizeof *nm);
+    if (!nm) return 0;
+    G->cname = nm, G->cap = n;
   }
+  G->cname[G->nc] = dlb_strdup(name);
+  if (!G->cname[G->nc]) return 0;
   G->c[G->nc] = *c;
   G->seq[G->nseq++] = (int32_t)G->nc;
   G->count[G->nc++] = 1;
@@ -590,6 +604,8 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     }
     dlb_free(gw);
   }
+  /* the output layer's GEMMs, as the analysis marks them (output_layer.c) */
+  if (ok) ok = dlb_mark_output_layer(s, kernel) == DLB_OK;
   for (int k = DLB_SWT_FLOPS_FWD; ok && k <= DLB_SWT_FLOPS_RECOMPUTE; k++)
     ok = dlb_swpoly_add(&tot[DLB_SWT_FLOPS], &tot[k], 1);
   for (size_t i = 0; ok && i < no; i++) ok = dlb_swpoly_add(&tot[DLB_SWT_BYTES], &B[i], 1);
@@ -666,7 +682,8 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
     memset(&k, 0, sizeof k);
     k.f = dlb_swpoly_intern(p, &F[i]);
     k.b = dlb_swpoly_intern(p, &B[i]);
-    k.attn = kernel[i] == DLB_KERNEL_ATTENTION || (s->o[i].type == OP_KERNEL && s->o[i].attr[0]);
+    k.attn = (kernel[i] == DLB_KERNEL_ATTENTION || (s->o[i].type == OP_KERNEL && s->o[i].attr[0]))
+             ? DLB_KERNEL_ATTENTION : kernel[i] == DLB_KERNEL_HEAD ? DLB_KERNEL_HEAD : 0;
     k.xops = (int32_t)more[2 * i], k.xkern = (int32_t)more[2 * i + 1];
     for (int j = 0; j < 4; j++) k.g[j] = isg[i] ? dlb_swpoly_intern(p, &GM[4 * i + j]) : -1;
     k.mult = -1;
@@ -680,9 +697,14 @@ static int compile_step(dlb_sweep_prog *p, swgraph *G, const dlb_graph *s, const
       dlb_free(t.t);
       ok = id >= 0 && addtensor(G, id);
     }
+    /* the update phase's (DLB_UPD_*, as dlb_opcosts_from_analysis marks an analysis's ops):
+    ** a launch model's op in a layer with Adam / AdamW tensors, else one after the backward */
     int ug = q->phase == DLB_PHASE_UPDATE ? op_update_group(s, q) : -1;
-    k.up = ug >= 0 && (size_t)ug < (s->nlayers ? s->nlayers : 1) && hasl[ug];
-    if (ok) ok = addclass(G, &k);
+    k.up = q->phase != DLB_PHASE_UPDATE ? 0
+         : ug >= 0 && (size_t)ug < (s->nlayers ? s->nlayers : 1) && hasl[ug] ? DLB_UPD_LAUNCH
+         : DLB_UPD_OPS;
+    char on[256];
+    if (ok) ok = addclass(G, &k, dlb_oname(s, (int)i, on, sizeof on));
     if (!ok) dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
   }
   if (ok) {
@@ -730,6 +752,7 @@ int dlb_sweep_prog_add(dlb_sweep_prog *p, dlb_graph *g, const dlb_train_opts *o,
   dlb_graph_release(s);
   if (rc != DLB_OK) {
     dlb_sweep_free_live(G);
+    free_cnames(G);
     dlb_free(G->c); dlb_free(G->count); dlb_free(G->seq); dlb_free(G->mk);
     dlb_free(G->tn); dlb_free(G->tcount);
     memset(G, 0, sizeof *G);

@@ -106,15 +106,16 @@ int dlb_sweep_roof(const dlb_sweep_prog *p, const double *vals, const double *pv
                      .nseg = p->nseg, .ord = p->ord, .sego = p->sego, .segn = p->segn,
                      .rep = rep, .step = 1, .mark = p->ordmk, .phase_sync = p->psync,
                      .segmk = p->segmk };
-  /* the optimizer step's launch model (dlb_sweep_prog_optim): the Adam / AdamW tensors at the
-  ** point and their chunks, as dlb_opcosts_from_analysis counts them, through the one rule */
+  /* the update phase's ops out of the timeline's order (dlb_step_time runs them after it),
+  ** and the optimizer step's launch model (dlb_sweep_prog_optim): the Adam / AdamW tensors at
+  ** the point and their chunks, as dlb_opcosts_from_analysis counts them, through the one rule */
   dlb_optim_count oc;
+  if (p->upd != NULL) s.upd = p->upd, s.ord = p->ordu, s.segn = p->segnu, s.mark = p->ordmku;
   if (p->okind != DLB_OPTIM_NONE && p->upd != NULL) {
     double ut;
     int st = launch_counts(p, pv, rep + p->nseg, &ut, &oc);
     if (st != DLB_OK) return st;
-    if (ut > 0)
-      s.upd = p->upd, s.optim = &oc, s.ord = p->ordu, s.segn = p->segnu, s.mark = p->ordmku;
+    if (ut > 0) s.optim = &oc;
   }
   return dlb_step_time(d, &s, work, NULL, NULL, out);
 }
@@ -135,10 +136,14 @@ static inline double pk_at(const dlb_sweep_prog *p, const double *pv, size_t j, 
 ** segment's candidate repetitions ascending, each over its positions in order. Only the
 ** positions the compile kept (pkpos: those that can be the first maximum) are visited. */
 void dlb_sweep_peak(const dlb_sweep_prog *p, const double *vals, const double *pv,
-                    double *total, double *act) {
-  if (!p->peak_ok) { *total = *act = NAN; return; }
+                    double *total, double *act, double *amax) {
+  if (!p->peak_ok) {
+    *total = *act = NAN;
+    if (amax) *amax = NAN;
+    return;
+  }
   const double R = p->layered ? vals[p->nv - 1] - p->ordL + 1 : 1;
-  double best = -INFINITY, ba = 0;
+  double best = -INFINITY, ba = 0, am = 0;
   for (size_t k = 0; k < p->nseg; k++) {
     const int32_t *pos = p->pkpos + p->pkoff[k], *end = p->pkpos + p->pkoff[k + 1];
     double cand[4] = {0, 1, R - 2, R - 1};
@@ -152,11 +157,19 @@ void dlb_sweep_peak(const dlb_sweep_prog *p, const double *vals, const double *p
     const double RR = p->segr[k] ? R : 1;
     for (int c = 0; c < nc; c++)
       for (const int32_t *j = pos; j < end; j++) {
-        double t = pk_at(p, pv, (size_t)*j, 0, cand[c], RR);
-        if (t > best) best = t, ba = pk_at(p, pv, (size_t)*j, 1, cand[c], RR);
+        uint8_t w = p->pkw[*j];
+        if (w & 1) {
+          double t = pk_at(p, pv, (size_t)*j, 0, cand[c], RR);
+          if (t > best) best = t, ba = pk_at(p, pv, (size_t)*j, 1, cand[c], RR);
+        }
+        if (w & 2) {   /* the activations' maximum (linear in r between the ends, as above) */
+          double a = pk_at(p, pv, (size_t)*j, 1, cand[c], RR);
+          if (a > am) am = a;
+        }
       }
   }
   *total = best, *act = ba;
+  if (amax) *amax = am > ba ? am : ba;
 }
 
 int dlb_sweep_check_roof(const dlb_sweep_prog *p, const dlb_roof *d, size_t which,
@@ -216,9 +229,12 @@ int dlb_sweep_memcols(const dlb_sweep_prog *p, const double *vals, const double 
   double scale = bytes_scale > 0 ? bytes_scale : 1;
   double W = pv[p->tot[DLB_SWT_WEIGHTS]] * scale, O = pv[p->tot[DLB_SWT_OPTIMIZER]] * scale;
   double pk, pa, G = pv[p->tot[DLB_SWT_TRAINABLE]] * mm[DLB_SWM_GRAD] * scale;
-  dlb_sweep_peak(p, vals, pv, &pk, &pa);
+  double am = 0;
+  dlb_sweep_peak(p, vals, pv, &pk, &pa, &am);
   double A = 0, bound = 0, need = 0;
-  int st = stack_act(p, pv, p->peak_ok ? pa : pv[p->tot[DLB_SWT_STASH]], mm, &A);
+  /* the framework schedule's activations: the step's largest (g:stats under a profile reads
+  ** them so, dlb_analysis_act_peak), not those at the peak of all bytes (issue [18] item 5) */
+  int st = stack_act(p, pv, p->peak_ok ? am : pv[p->tot[DLB_SWT_STASH]], mm, &A);
   if (st == DLB_OK) st = dlb_step_memory((int)mm[DLB_SWM_SCHEDULE], W, G, O, A * scale,
                                          mm[DLB_SWM_SLACK], &need);
   if (st != DLB_OK) return st;

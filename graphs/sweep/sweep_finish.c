@@ -74,6 +74,40 @@ static int32_t layer_count(dlb_sweep_prog *p, const double *m) {
 
 /* -- the op order: sweep_order.c -- */
 
+/* The error for a class (its first op named `name`) whose counts m over the builds are not
+** affine in layers. An op of the largest build whose costs no op of the middle one has is a
+** kernel whose FLOPs or bytes change with the layer count: named, with why (issue [18] item
+** 5: the zoo's encoder-decoder under the elementwise pass, whose encoder output's gradient
+** sums one cross-attention K and V gradient per decoder layer in its last norm backward's
+** fused kernel: one op whose cost grows by a constant per layer, while a program's op
+** classes have costs fixed across layer counts; its totals are affine, its classes not). */
+static int not_affine(const dlb_sweep_prog *p, const double *m, const char *name) {
+  const swgraph *G = &p->g[p->ng - 1], *H = &p->g[p->ng - 2];
+  const char *grow = NULL;
+  for (size_t i = 0; i < G->nc && !grow; i++) {
+    size_t j;
+    for (j = 0; j < H->nc && memcmp(&H->c[j], &G->c[i], sizeof G->c[i]); j++) {}
+    if (j == H->nc && G->cname) grow = G->cname[i];
+  }
+  if (grow)
+    return dlb_fail(DLB_EINVAL, "compiled sweep: an op class (op '%s') occurs %g, %g and %g "
+                    "times at layers = %g, %g, %g: not affine in layers: op '%s' at layers = %g "
+                    "costs what no op at layers = %g does, its FLOPs or bytes change with the "
+                    "layer count (a fused kernel that takes in one op per layer, as the "
+                    "elementwise pass summing the gradient of a tensor every layer reads: an "
+                    "encoder-decoder's encoder output, read by each decoder layer's "
+                    "cross-attention), and a compiled program's op classes have costs fixed "
+                    "across layer counts; sweep layers as a structure dim (dlb.sweep.model's "
+                    "layers = false: one build per value) or time the configurations with "
+                    "dlb.roofline.time", name, m[0], m[1], m[2], p->g[0].layers,
+                    p->g[1].layers, p->g[2].layers, grow, G->layers, H->layers);
+  return dlb_fail(DLB_EINVAL, "compiled sweep: an op class (op '%s') occurs %g, %g and %g times "
+                  "at layers = %g, %g, %g: not affine in layers (layers that differ by position, "
+                  "or recompute segments that do, as recompute = \"sqrt\"; sweep layers as a "
+                  "structure dim: dlb.sweep.model's layers = false)", name, m[0], m[1], m[2],
+                  p->g[0].layers, p->g[1].layers, p->g[2].layers);
+}
+
 /* The classes of the program: the union over the graphs (by FLOPs, bytes, shape and kernel),
 ** multiplicities affine in layers; gmap[k][i] receives graph k's class i's index in cls. */
 static int finish_classes(dlb_sweep_prog *p, int32_t **gmap) {
@@ -94,13 +128,7 @@ static int finish_classes(dlb_sweep_prog *p, int32_t **gmap) {
         for (size_t r = 0; r < p->g[q].nc; r++)
           if (!memcmp(&p->g[q].c[r], &c, sizeof c)) m[q] = p->g[q].count[r];
       int32_t id = layer_count(p, m);
-      if (id == -2)
-        return dlb_fail(DLB_EINVAL, "compiled sweep: an op class occurs %g, %g and %g times at "
-                        "layers = %g, %g, %g: not affine in layers (layers that differ by "
-                        "position, or recompute segments that do, as recompute = \"sqrt\"; "
-                        "sweep layers as a structure dim: dlb.sweep.model's layers = false)",
-                        m[0], m[1], m[2], p->g[0].layers, p->g[1].layers,
-                        p->g[2].layers);
+      if (id == -2) return not_affine(p, m, p->g[k].cname ? p->g[k].cname[i] : "?");
       if (id < 0) return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
       c.mult = id;
       p->cls[p->ncls++] = c;
@@ -154,7 +182,7 @@ static int update_order(dlb_sweep_prog *p) {
   p->ordmku = dlb_malloc(p->nord + 1);
   if (!p->upd || !p->ordu || !p->segnu || !p->ordmku)
     return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
-  for (size_t i = 0; i < p->ncls; i++) p->upd[i] = p->cls[i].up != 0;
+  for (size_t i = 0; i < p->ncls; i++) p->upd[i] = (char)p->cls[i].up;
   for (size_t k = 0; k < p->nseg; k++) {
     int32_t n = 0;
     for (int32_t j = 0; j < p->segn[k]; j++) {
@@ -207,7 +235,7 @@ int dlb_sweep_prog_finish(dlb_sweep_prog *p) {
   int st = finish_classes(p, gmap);
   if (st == DLB_OK && (p->attn = dlb_malloc(p->ncls + 1)) == NULL)
     st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
-  for (size_t i = 0; st == DLB_OK && i < p->ncls; i++) p->attn[i] = p->cls[i].attn != 0;
+  for (size_t i = 0; st == DLB_OK && i < p->ncls; i++) p->attn[i] = (char)p->cls[i].attn;
   /* the classes' further host ops and kernels (dlb_step_ops.xops, xkern), when any has some */
   int more = 0;
   for (size_t i = 0; st == DLB_OK && i < p->ncls; i++) more |= p->cls[i].xops || p->cls[i].xkern;

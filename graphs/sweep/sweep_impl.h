@@ -21,16 +21,18 @@ typedef struct swpoly { pterm *t; size_t n; } swpoly;
 ** when not a matmul) and kernel class, counted by mult (a polynomial id). */
 typedef struct swclass {
   int32_t f, b, g[4], mult;
-  int attn;
+  int attn;   /* DLB_KERNEL_*: 1 a fused attention kernel, 2 a GEMM of the output layer */
   int32_t xops, xkern;   /* further host ops and kernels (dlb_fuse_step's more, dlb_step_ops) */
-  /* 1 for an op of the optimizer step's update phase in a layer that updates Adam / AdamW
-  ** tensors (as dlb_opcosts_from_analysis marks it) */
+  /* an op of the optimizer step's update phase (DLB_UPD_*, graphs/hw/roofline_impl.h, as
+  ** dlb_opcosts_from_analysis marks it): DLB_UPD_LAUNCH in a layer that updates Adam / AdamW
+  ** tensors, DLB_UPD_OPS another; 0 any other op */
   int up;
 } swclass;
 
 /* One added graph while the program is built: its classes with their counts, its totals. */
 typedef struct swgraph {
   swclass *c;
+  char **cname;                /* per class the name of its first op (the errors name it) */
   double *count;
   size_t nc, cap;
   int32_t tot[DLB_SWT_COUNT];
@@ -62,12 +64,12 @@ struct dlb_sweep_prog {
   int32_t *poff, *tm;          /* poly i: terms poff[i] .. poff[i + 1] */
   double *tc;
   swclass *cls;
-  char *attn;                  /* cls[i].attn as flags, for dlb_step_time */
+  char *attn;                  /* cls[i].attn (DLB_KERNEL_*), for dlb_step_time */
   double *xops, *xkern;        /* cls[i].xops, xkern for dlb_step_time (NULL: all 0) */
   size_t ncls;
   /* the optimizer step's launch model (dlb_sweep_prog_optim; kind DLB_OPTIM_NONE: none): its
-  ** kind, a loop's kernels and host ops per tensor and sync; upd: cls[i].up as flags (NULL
-  ** when no class is of the update phase), and the op order without those classes (ordu,
+  ** kind, a loop's kernels and host ops per tensor and sync; upd: cls[i].up (NULL when no
+  ** class is of the update phase), and the op order without those classes (ordu,
   ** segment k's ops at ordu + sego[k], segnu[k] of them) for dlb_step_time's timeline */
   int okind, osync;
   double okernels, oops;
@@ -105,6 +107,9 @@ struct dlb_sweep_prog {
   ** live bytes are not of that form. */
   int32_t *pk;
   int32_t *pkpos, *pkoff;      /* the kept positions in order; segment k's: pkoff[k] .. pkoff[k + 1] */
+  uint8_t *pkw;                /* per position what it can be: 1 the first maximum of all bytes,
+                                  2 the maximum of activations + workspace (issue [18] item 5:
+                                  the framework schedule's activations, dlb_analysis_act_peak) */
   int peak_ok;
   char peak_msg[200];
   /* references beside the owner's: a reducer whose kept rows decode through this program
@@ -160,9 +165,10 @@ size_t dlb_sweep_memcol_polys(const dlb_sweep_prog *p, int32_t *ids);
 
 /* The construction order's peak at one point (pv: its polynomial values): *total the peak
 ** live bytes (the first maximum over op positions, as graphs/step/footprint.c's simulate),
-** *act the activations + workspace there; NaN both when !p->peak_ok. */
+** *act the activations + workspace there, *amax (may be NULL) the largest activations +
+** workspace of the step (dlb_analysis_act_peak's); NaN all when !p->peak_ok. */
 void dlb_sweep_peak(const dlb_sweep_prog *p, const double *vals, const double *pv,
-                    double *total, double *act);
+                    double *total, double *act, double *amax);
 
 /* The op classes' costs at one point (pv: its polynomial values): FLOPs f, bytes b, the
 ** matmul shape g (4 a class; g[0] = 0: timed without a shape, as dlb.roofline.time times a

@@ -257,16 +257,32 @@ int dlb_sweep_build_peak(dlb_sweep_prog *p) {
   if (good) {
     double x[DLB_POLY_MAXVARS];
     for (int v = 0; v < DLB_POLY_MAXVARS; v++) x[v] = 2 + v;
-    /* the totals' term lists side by side for dominated(): [pos][4] */
-    swpoly *T = dlb_calloc(4 * n + 1, sizeof *T);
-    if (!T) { st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); goto out; }
+    /* the totals' term lists side by side for dominated(): [pos][4]; the activations'
+    ** (+ workspace) likewise in A, refa, canda: a position is kept while it can be the
+    ** first maximum of either (pkw) */
+    swpoly *T = dlb_calloc(4 * n + 1, sizeof *T), *A = dlb_calloc(4 * n + 1, sizeof *A);
+    double *refa = dlb_calloc(4 * n + 1, sizeof *refa);
+    int32_t *canda = dlb_calloc(n + 1, sizeof *canda);
+    p->pkw = dlb_calloc(n + 1, 1);
+    if (!T || !A || !refa || !canda || !p->pkw) {
+      dlb_free(T); dlb_free(A); dlb_free(refa); dlb_free(canda);
+      st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+      goto out;
+    }
     for (size_t pos = 0; pos < n; pos++)
-      for (int w = 0; w < 4; w++) T[4 * pos + w] = F[8 * pos + w], ref[4 * pos + w] = dlb_swpoly_at(&T[4 * pos + w], x);
+      for (int w = 0; w < 4; w++) {
+        T[4 * pos + w] = F[8 * pos + w], ref[4 * pos + w] = dlb_swpoly_at(&T[4 * pos + w], x);
+        A[4 * pos + w] = F[8 * pos + 4 + w], refa[4 * pos + w] = dlb_swpoly_at(&A[4 * pos + w], x);
+      }
     /* the groups in cand: the fixed positions first, then each repeated segment; each
     ** position's group is cand[glo .. ghi), sorted by ref */
     size_t nf = 0, mc = 0;
     pkref *tmp = dlb_malloc((n + 1) * sizeof *tmp);
-    if (!tmp) { dlb_free(T); st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); goto out; }
+    if (!tmp) {
+      dlb_free(T); dlb_free(A); dlb_free(refa); dlb_free(canda);
+      st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
+      goto out;
+    }
     for (size_t pos = 0; pos < n; pos++) if (fixed[pos]) cand[mc++] = (int32_t)pos;
     nf = mc;
     for (size_t pos = 0; pos < n; pos++) if (fixed[pos]) glo[pos] = 0, ghi[pos] = nf;
@@ -278,19 +294,32 @@ int dlb_sweep_build_peak(dlb_sweep_prog *p) {
       for (size_t c = lo; c < mc; c++) glo[cand[c]] = lo, ghi[cand[c]] = mc;
       sort_group(cand, lo, mc, ref, tmp);
     }
+    /* the same groups sorted by the activations' reference bytes */
+    memcpy(canda, cand, n * sizeof *canda);
+    sort_group(canda, 0, nf, refa, tmp);
+    for (size_t k = 0; k < p->nseg; k++)
+      if (p->segr[k] && p->segn[k] > 0) {
+        size_t pos0 = (size_t)p->sego[k];
+        sort_group(canda, glo[pos0], ghi[pos0], refa, tmp);
+      }
     dlb_free(tmp);
     for (size_t pos = 0; pos < n && st == DLB_OK; pos++) {
       int32_t *id = &p->pk[8 * pos];
-      if (dominated(T, ref, pos, cand + glo[pos], ghi[pos] - glo[pos])) {
+      int dt = dominated(T, ref, pos, cand + glo[pos], ghi[pos] - glo[pos]);
+      int da = dominated(A, refa, pos, canda + glo[pos], ghi[pos] - glo[pos]);
+      if (dt && da) {
         id[0] = -1;
         continue;
       }
+      p->pkw[pos] = (uint8_t)((dt ? 0 : 1) | (da ? 0 : 2));
       for (int q = 0; q < 8 && st == DLB_OK; q++)
         if ((id[q] = dlb_swpoly_intern(p, &F[8 * pos + q])) < 0) st = dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory");
-      /* intern took the term lists over (emptied them): T's copies of the pointers go stale */
-      for (int w = 0; w < 4; w++) T[4 * pos + w] = p->poly[id[w]];
+      /* intern took the term lists over (emptied them): T's and A's copies of the pointers
+      ** go stale */
+      for (int w = 0; w < 4 && st == DLB_OK; w++)
+        T[4 * pos + w] = p->poly[id[w]], A[4 * pos + w] = p->poly[id[4 + w]];
     }
-    dlb_free(T);
+    dlb_free(T); dlb_free(A); dlb_free(refa); dlb_free(canda);
     /* the kept positions by segment */
     p->pkpos = dlb_malloc((n + 1) * sizeof *p->pkpos);
     p->pkoff = dlb_malloc((p->nseg + 1) * sizeof *p->pkoff);

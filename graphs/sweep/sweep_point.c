@@ -78,7 +78,8 @@ int dlb_sweep_prog_totals(const dlb_sweep_prog *p, const double *vals, double *o
   if (!mv || !pv) { dlb_free(mv); dlb_free(pv); return dlb_fail(DLB_ENOMEM, "compiled sweep: out of memory"); }
   dlb_sweep_values(p, vals, mv, pv);
   for (int k = 0; k < DLB_SWT_COUNT; k++) out[k] = pv[p->tot[k]];
-  dlb_sweep_peak(p, vals, pv, &out[DLB_SWT_PEAK], &out[DLB_SWT_PEAK_ACT]);
+  double at_peak;
+  dlb_sweep_peak(p, vals, pv, &out[DLB_SWT_PEAK], &at_peak, &out[DLB_SWT_PEAK_ACT]);
   dlb_free(mv); dlb_free(pv);
   return DLB_OK;
 }

@@ -68,7 +68,7 @@ int dlb_sweep_prog_serve(const dlb_sweep_prog *p, const double *vals, const dlb_
   /* side 0: the other kernels on op; side 1: the attention kernels on attn; each class's
   ** device seconds from the one step model (work[i]), then the launch floor per op */
   for (int side = 0; side < 2 && st == DLB_OK; side++) {
-    for (size_t i = 0; i < n; i++) mm[i] = ((p->attn[i] != 0) == side) ? m[i] : 0;
+    for (size_t i = 0; i < n; i++) mm[i] = ((p->attn[i] == DLB_KERNEL_ATTENTION) == side) ? m[i] : 0;
     dlb_step_ops s = { .n = n, .flops = f, .bytes = b, .gemm = g, .attn = p->attn,
                        .xops = p->xops, .xkern = p->xkern, .mult = mm,
                        .step = 0 };

@@ -6,6 +6,7 @@
 local core = require "dlbench.backend"
 local doc = require "dlbench.doc"
 local options = require "dlbench.options"
+local pretty = require "dlbench.pretty"
 
 local M = {}
 
@@ -72,6 +73,20 @@ end
 
 local cal_opts = { fields = true, holdout = true, seed = true, loss = true, delta = true,
   name = true, time = true, max_evals = true }
+
+-- A fit as the REPL and print show it: the fields fitted, those not (and why), the errors.
+local function fit_tostring(r)
+  local keys = {}
+  for k in pairs(r.fields) do keys[#keys + 1] = k end
+  table.sort(keys)
+  local got = {}
+  for _, k in ipairs(keys) do got[#got + 1] = string.format("%s = %.4g", k, r.fields[k]) end
+  local out = { string.format("calibration: %s (%s on %d measurements, %s loss); median |error| "
+    .. "%.1f%% (p90 %.1f%%) on the %s set", #got > 0 and table.concat(got, ", ") or "nothing fitted",
+    #got > 0 and "CALIBRATED" or "fit", r.n_fit, r.loss, 100 * r.median_abs, 100 * r.p90_abs, r.errors_on) }
+  if r.note then out[#out + 1] = "NOT FITTED: " .. r.note end
+  return table.concat(out, "\n")
+end
 
 function M.calibrate(dev, meas, opts)
   local fn = "dlb.hw.calibrate"
@@ -177,7 +192,12 @@ function M.calibrate(dev, meas, opts)
     local pp = f:match("^peak%.(.+)$")
     if pp then v0 = dev.peak[pp] end
     if f == "bw_scale" then v0 = 1 end
-    if type(v0) == "function" or type(v0) == "table" then
+    local spec_ = require "dlbench.hw_spec"
+    if not (pp or f == "bw_scale" or spec_.FIELDS[f]) then
+      -- a name no device has (a typo): named with the closest field (review 21)
+      local near = options.suggest(f, spec_.FIELD_LIST)
+      unused[f] = "not a field of dlb.hw devices" .. (near and (" (did you mean '" .. near .. "'?)") or "")
+    elseif type(v0) == "function" or type(v0) == "table" then
       unused[f] = "not a numeric device field"
     else
       local tr = transform(f, v0)
@@ -254,7 +274,9 @@ function M.calibrate(dev, meas, opts)
     end
   end
   for k, v in pairs(src) do spec_src[k] = v end
-  changes.name = opts.name or (dev.name .. " (calibrated)")
+  -- nothing fitted: the device is the one given, and its name says so (review 21: "X
+  -- (calibrated)" with every field a typo or not identifiable, and no word of it)
+  changes.name = opts.name or (dev.name .. (#params > 0 and " (calibrated)" or " (nothing fitted)"))
   changes.source = spec_src
   local out = assert(with(changes))
 
@@ -279,7 +301,20 @@ function M.calibrate(dev, meas, opts)
     n_fit = #fit, n_holdout = #hold,
     table = T.new(rows, { "label", "set", "measured", "predicted", "error" }),
   }
-  return out, rec
+  -- the fields asked for and not fitted, said where the user sees them (review 21: docs say
+  -- they are reported, not refused, but the report was a table nobody printed): fit.not_fitted
+  -- (in the order asked), fit.note, the printed fit, and a warning on stderr
+  local nf = {}
+  for _, f in ipairs(fields) do if unused[f] then nf[#nf + 1] = f end end
+  rec.not_fitted = nf
+  if #nf > 0 then
+    local parts = {}
+    for _, f in ipairs(nf) do parts[#parts + 1] = f .. ": " .. unused[f] end
+    rec.note = string.format("%d of %d fields not fitted (%s)%s", #nf, #fields, table.concat(parts, "; "),
+      #params == 0 and "; NOTHING was fitted: the device is the one given" or "")
+    io.stderr:write("dlbench: warning: ", fn, ": ", rec.note, "\n")
+  end
+  return out, pretty.object(rec, fit_tostring)
 end
 
 doc.doc(M.calibrate, "dlb.hw.calibrate(hw, {{stats=, time=[, label=, time_opts=]}, ...}[, {fields=, "
@@ -288,6 +323,8 @@ doc.doc(M.calibrate, "dlb.hw.calibrate(hw, {{stats=, time=[, label=, time_opts=]
   .. "step_overhead; \"peak.fp32\" a precision's peak; \"bw_scale\" a factor on every memory "
   .. "ceiling) to measured times through dlb.roofline.time: least absolute log error "
   .. "(or Huber) by Nelder-Mead, a seeded holdout split; fit = {fields=, not_identifiable=, "
+  .. "not_fitted= (the fields asked for and not fitted, also in fit.note, the printed fit and a "
+  .. "warning on stderr), "
   .. "fit_error=, holdout_error=, median_abs=, p90_abs=, n_fit=, n_holdout=, table=}")
 
 -- == a collective tier from measured (gpus, bytes, time) rows ===========================

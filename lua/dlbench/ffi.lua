@@ -32,4 +32,7 @@ M.sys_malloc_tune()
 -- (16,565 mprotect calls in notebooks/validation.lua, 5-6 s of system time on this VM).
 -- A host that wants other limits calls jit.opt.start after requiring dlbench.
 require("jit.opt").start("sizemcode=4096", "maxmcode=65536", "maxtrace=20000")
+-- string.format prints numbers as Lua 5.4's does (halfway values to even, %d of a fraction
+-- refused), process-wide too: lua/dlbench/ffi_format.lua says why
+require("dlbench.ffi_format").install()
 return M

@@ -6,6 +6,7 @@
 local ffi = require "ffi"
 local R = {}
 local floor, fmt, rawget, type, tonumber = math.floor, string.format, rawget, type, tonumber
+local cfmt = require("dlbench.ffi_format").cfmt
 
 R.handles = {} -- {ctype, metatable name} of every handle kind (filled by ffi_gen)
 
@@ -38,7 +39,9 @@ function R.numtext(v)
   if v == math.huge then return "inf" end
   if v == -math.huge then return "-inf" end
   if v == floor(v) and math.abs(v) < 9007199254740992 then return fmt("%.0f", v) end
-  return fmt("%.17g", v)
+  -- C's snprintf, as host/lbind.c's dlbG_numtext: LuaJIT's own %.17g rounds a value exactly
+  -- halfway at the 17th digit the other way (2^-25: ...312e-08 / ...313e-08; ffi_format.lua)
+  return cfmt("%.17g", v)
 end
 local numtext = R.numtext
 

@@ -291,11 +291,19 @@ end
 -- (M.device_bytes). What dlb.parallel.data counts per sample and what
 -- dlb.parallel.layers.from_graph spreads over the layers as their kept bytes (act_kept):
 -- the one sum, so that a one-device row's mem is the stats' footprint. 0 without a breakdown.
+-- The activations are the step's largest (s.act_peak: dlb_analysis_act_peak) where the
+-- breakdown's are those at the peak of all bytes (the algorithmic step's: g:stats{fuse=},
+-- which from_graph builds a profile's layers with), as the one memory rule holds every
+-- gradient with them (issue [18] item 5: BERT-base's 40.5 MB at batch 1 were 0 in the plan,
+-- its peak at the optimizer step); an offloaded or inference step has no s.act_peak.
 function M.sample_bytes(s)
   local bd = s.breakdown
   if type(bd) ~= "table" then return 0 end
   local fm = type(s) == "table" and rawget(s, "framework_memory") or nil
-  return (tonumber(bd.activations) or 0) + (tonumber(bd.workspace) or 0) - M.device_bytes(fm)
+  local act = (tonumber(bd.activations) or 0) + (tonumber(bd.workspace) or 0)
+  local ap = tonumber(rawget(s, "act_peak"))   -- g:stats' s.act_peak (nil: not applied)
+  if ap and ap > act then act = ap end
+  return act - M.device_bytes(fm)
 end
 
 -- "context 1.41 GB + optimizer_step 0.27 GB": the terms a row or a step added, by name (a

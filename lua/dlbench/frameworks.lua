@@ -170,6 +170,8 @@ local function load(name)
   check_flagged(t.grad_buffer, "grad_buffer", "persistent", "dlb.frameworks: profile '" .. name .. "'", 0)
   check_flagged(t.norm, "norm", "upcast", "dlb.frameworks: profile '" .. name .. "'", 0)
   check_flagged(t.train_metrics, "train_metrics", "lm_xent", "dlb.frameworks: profile '" .. name .. "'", 0)
+  require("dlbench.fp8_output").check(type(t.fp8) == "table" and t.fp8.output or nil,
+    "dlb.frameworks: profile '" .. name .. "'", 0)
   if type(t.sources) ~= "table" or #t.sources == 0 then
     error("dlb.frameworks: profile '" .. name .. "' gives no sources", 0)
   end
@@ -223,7 +225,10 @@ local function check_derived(f, fname)
     if not ok then errors.raise(errors.strip(e)) end
   end
   if f.name ~= nil and type(f.name) ~= "string" then bad("name must be a string, got " .. type(f.name)) end
-  local sw = options.switch_error(f, { "pp_scatter" }, fname)
+  if f.fp8 ~= nil and type(f.fp8) ~= "table" then bad("fp8 must be a table (the recipe), got " .. type(f.fp8)) end
+  local okf, ef = pcall(require("dlbench.fp8_output").check, f.fp8 and f.fp8.output, fname, 0)
+  if not okf then errors.raise(ef) end
+  local sw = options.switch_error(f, { "pp_scatter", "tp_async" }, fname)
   if sw then errors.raise(sw) end
   if f.attention ~= nil then
     local fams, tabs = { unfused = true, flash2 = true }, {} -- no pairs in pairs: LuaJIT #827
@@ -569,6 +574,25 @@ function M.attention_eff(p, dev, prec)
     .. ": the device's FlashAttention-2 attn_eff)"
 end
 
+-- The output layer under the profile's fp8 recipe (dlbench.fp8_output: the field
+-- fp8.output, its default, the sources): whether its GEMMs run in fp8, and the peak they run
+-- at in a step at precision prec on device dev (nil: the step's peak). The one place the rule
+-- is applied: dlb.roofline.roof_of (roofline.time, sweeps) and the planner set the device's
+-- head_peak from it.
+function M.fp8_output(p)
+  return require("dlbench.fp8_output").of(profile_arg(p, "dlb.frameworks.fp8_output"))
+end
+doc.doc(M.fp8_output, "dlb.frameworks.fp8_output(profile) -> quantized, source, stated",
+  "whether the profile's fp8 recipe runs the output layer's GEMMs (the LM head) in fp8 (its "
+  .. "fp8.output; stated false: not stated, the default 16-bit)")
+function M.head_peak(p, dev, prec)
+  p = profile_arg(p, "dlb.frameworks.head_peak")
+  return require("dlbench.fp8_output").head_peak(p, device_of(dev, "dlb.frameworks.head_peak"), prec)
+end
+doc.doc(M.head_peak, "dlb.frameworks.head_peak(profile, hw, precision) -> FLOP/s, note | nil",
+  "the peak the output layer's GEMMs run at in a step at the precision (the device's head_peak): "
+  .. "the 16-bit peak in an fp8 step whose recipe leaves the output layer in 16-bit, else nil")
+
 -- == causal masking: which kernel families skip the masked blocks ======================
 -- A causal FlashAttention-style kernel skips the key blocks above the diagonal (about half
 -- the score and value matmuls at long sequences), so a causal decoder's fused attention
@@ -747,6 +771,7 @@ function M.plan_defaults(p, zero)
   if p.contention ~= nil then d.contention = p.contention end
   if p.slack ~= nil then d.slack = p.slack end
   if p.pp_scatter ~= nil then d.pp_scatter = p.pp_scatter end
+  if p.tp_async ~= nil then d.tp_async = p.tp_async end
   -- sync = "phase": the stack synchronises host and device at every micro-batch phase
   if p.sync ~= nil then d.phase_sync = M.phase_sync(p, 4) end
   if p.seq_par ~= nil then d.seq_par = p.seq_par end
@@ -834,7 +859,7 @@ M.contention = require("dlbench.contention").of
 M.overlapped = require("dlbench.contention").overlapped
 
 doc.doc(M.plan_defaults, "dlb.frameworks.plan_defaults(profile[, zero]) -> {zero=, overlap=, fsdp_overlap=, contention=, "
-  .. "slack=, gather_tensors=, pp_scatter=, phase_sync=, seq_par=, moe_impl=, reduce_dtype=, optimizer_impl=}", "the planner options a profile (a table or its name) sets when the caller does not")
+  .. "slack=, gather_tensors=, pp_scatter=, tp_async=, phase_sync=, seq_par=, moe_impl=, reduce_dtype=, optimizer_impl=}", "the planner options a profile (a table or its name) sets when the caller does not")
 -- The one rule that gives a device its host-side model (dlb.roofline.time and the planner
 -- alike): the profile's dispatch cost, unless the device states its own (hw:with{host_op =
 -- ...} or host_layer > 0: a positive number; a catalogue device's fields are 0, which is

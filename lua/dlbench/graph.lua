@@ -607,6 +607,7 @@ doc.doc(Graph.layer, "g:layer(name|nil)", "ops created afterwards belong to this
 do
   local setups = require "dlbench.graph_setups"
   M.optimizers, M.optimizer_state_bytes = setups.optimizers, setups.optimizer_state_bytes
+  M.default_optimizer = setups.default_optimizer
   M.lora_target = setups.lora_target
   for k, f in pairs(setups.methods) do Graph[k] = f end
 end

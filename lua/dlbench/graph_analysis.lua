@@ -42,16 +42,19 @@ local NO_LOSS_BWD = "has no softmax_xent loss with a backward op"
 -- attention's projections: "qkv" (Q, K, V as one GEMM h -> 3h, the bias in its epilogue) and
 -- "qkv_views" (with qkv: q, k, v read as strided views of its output, no transpose copies);
 -- the causal softmax's: "softmax_causal" (Megatron's upper-triangular softmax kernels read the
--- lower triangle; the attention dropout's backward its own kernel).
+-- lower triangle; the attention dropout's backward its own kernel); the gradient
+-- accumulation's: "grad_accum" (Megatron-LM's local DDP adds every parameter's gradient into
+-- its grad buffer after every micro-batch's backward: 3 x the gradient's bytes, one host op
+-- and one kernel per parameter tensor; graphs/step/fusion_grad.c).
 local C = require("dlbench.desc").const
 local FUSE = { attention = C("DLB_FUSE_ATTENTION"), elementwise = C("DLB_FUSE_ELEMENTWISE"),
   optimizer = C("DLB_FUSE_OPTIMIZER"), optimizer_foreach = C("DLB_FUSE_OPT_FOREACH"),
   optimizer_loop = C("DLB_FUSE_OPT_LOOP"), grad_clip = C("DLB_FUSE_GRAD_CLIP"),
   lm_metrics = C("DLB_FUSE_LM_METRICS"), xent_fp32 = C("DLB_FUSE_XENT_FP32"),
   qkv = C("DLB_FUSE_QKV"), qkv_views = C("DLB_FUSE_QKV_VIEWS"),
-  softmax_causal = C("DLB_FUSE_SOFTMAX_CAUSAL") }
+  softmax_causal = C("DLB_FUSE_SOFTMAX_CAUSAL"), grad_accum = C("DLB_FUSE_GRAD_ACCUM") }
 local FUSE_NAMES = "attention, elementwise, optimizer, optimizer_foreach, optimizer_loop, grad_clip, "
-  .. "lm_metrics, xent_fp32, qkv, qkv_views, softmax_causal"
+  .. "lm_metrics, xent_fp32, qkv, qkv_views, softmax_causal, grad_accum"
 M.FUSE = FUSE
 local function fuse_bits(v, what)
   if v == nil or v == false then return 0, nil end
@@ -75,7 +78,7 @@ local function fuse_bits(v, what)
   if seen.qkv_views and not seen.qkv then
     error(what .. ": fuse: qkv_views (q, k, v as views of the fused QKV output) needs qkv", 4)
   end
-  for k in pairs(v) do
+  for _, k in ipairs(options.keys(v)) do -- sorted: the first refused key is named
     if type(k) ~= "number" then
       error(what .. ": fuse must be a list of passes, got the key '" .. tostring(k) .. "'", 4)
     end
@@ -169,7 +172,8 @@ local function parse(opts, what)
   end
   o.precision_name = opts.precision or "fp32"
   o.precision_given = opts.precision ~= nil
-  o.optimizer_name = opts.optimizer or "sgd"
+  -- nil until optimizer_of applies the one default rule (graph_setups.default_optimizer)
+  o.optimizer_name, o.optimizer_given = opts.optimizer, opts.optimizer ~= nil
   return o, names, values
 end
 
@@ -242,10 +246,48 @@ local function family_of(g, names, values, o)
   if rawget(g, "_family_gen") == gen then return rawget(g, "_family") end
   local ok, a = pcall(core.graph_analyze, g._h, o.optimizer, o.precision, o.recompute, o.k,
     o.inference, names, values, FUSE.attention)
+  if not ok and tostring(a):find("needs every dim bound", 1, true) then
+    -- the family is the step's structure, not its sizes: the dims left unbound (an
+    -- imported graph's dim_params) bound to 64 for the look alone, so a symbolic g:stats
+    -- picks the default optimizer a bound one does (issue [18] item 2)
+    local n2, v2 = {}, {}
+    for i = 1, #names do n2[i], v2[i] = names[i], values[i] end
+    for v in (tostring(a):match("no value for (.*)$") or ""):gmatch("[%a_][%w_]*") do
+      n2[#n2 + 1], v2[#v2 + 1] = v, 64
+    end
+    ok, a = pcall(core.graph_analyze, g._h, o.optimizer, o.precision, o.recompute, o.k,
+      o.inference, n2, v2, FUSE.attention)
+  end
   if not ok then return nil end
   f = has_attention(a) and "transformer" or "other"
   rawset(g, "_family", f); rawset(g, "_family_gen", gen)
   return f
+end
+
+-- The optimizer of a call that names none: the one default rule (graph_setups.
+-- default_optimizer: the model's own, else its family's), the family found as the default
+-- profile's is (family_of) only when the model states none. Fills o.optimizer,
+-- o.optimizer_name and o.optimizer_source ("given" when the call names one).
+local function optimizer_of(self, o, names, values, fam)
+  if o.optimizer_given then o.optimizer_source = "given"; return end
+  local m = rawget(self, "model")
+  if not (type(m) == "table" and m.optimizer ~= nil) then
+    fam = fam or family_of(self, names, values, o)
+  end
+  local name, src = setups.default_optimizer(self, fam)
+  o.optimizer = OPTIMIZERS[name]
+  if not o.optimizer then
+    error("g:stats: the model's default optimizer '" .. tostring(name) .. "' is unknown ("
+      .. keys(OPTIMIZERS) .. ")", 3)
+  end
+  o.optimizer_name, o.optimizer_source = name, src
+end
+
+-- The defaults list of a g:stats result's provenance (dlb.frameworks.provenance): the
+-- optimizer when the call named none, as dlb.roofline.time says the profile it chose.
+local function stats_defaults(o)
+  if o.optimizer_given then return {} end
+  return { "optimizer " .. o.optimizer_name .. " (" .. o.optimizer_source .. ")" }
 end
 
 -- The framework profile of a g:stats call (issue [18]) and, under a profile, its fusion
@@ -283,11 +325,13 @@ function Graph:step_options(opts)
   local o, names, values = parse(opts, "g:step_options")
   apply_lora(self)
   local prof, psource, fam = profile_of(self, o, names, values)
+  optimizer_of(self, o, names, values, fam)
   return { optimizer = o.optimizer, precision = o.precision, recompute = o.recompute,
     recompute_k = o.k, inference = o.inference and 1 or 0, fuse = o.fuse,
     norm_upcast = o.norm_upcast and 1 or 0 },
     { framework = prof.name, framework_source = psource, precision = o.precision_name,
-      optimizer = o.optimizer_name, precision_given = o.precision_given,
+      optimizer = o.optimizer_name, optimizer_source = o.optimizer_source,
+      precision_given = o.precision_given,
       -- the family the profile was resolved for (family_of): nil under no framework, or
       -- when a hand-built / imported graph's step could not be analysed (a dim unbound)
       family = fam, family_unknown = o.framework ~= nil and fam == nil }
@@ -302,6 +346,7 @@ function Graph:stats(opts)
   local o, names, values = parse(opts, "g:stats")
   apply_lora(self)
   local prof, psource, fam = profile_of(self, o, names, values)
+  optimizer_of(self, o, names, values, fam)
   if o.walk and (not o.framework or prof.name == "none" or o.inference) then
     error("g:stats: schedule = \"walk\" walks a training stack's backward pass: it needs a "
       .. "framework profile other than \"none\" and a training step", 2)
@@ -329,12 +374,13 @@ function Graph:stats(opts)
     local s = { params = poly.wrap(p[1]), flops_fwd = poly.wrap(p[2]), flops_bwd = poly.wrap(p[3]),
       flops_update = poly.wrap(p[4]), flops_recompute = poly.wrap(p[5]), flops = poly.wrap(p[6]),
       bytes = poly.wrap(p[7]), io = poly.wrap(p[8]), precision = o.precision_name,
-      optimizer = o.optimizer_name, symbolic = true, convention = core.graph_convention(),
+      optimizer = o.optimizer_name, optimizer_source = o.optimizer_source,
+      symbolic = true, convention = core.graph_convention(),
       unbound = unbound:match("no value for (.*)$") or unbound,
         nlayers = self._layers and #self._layers or 0, layers = {}, nops = p.nops,
         framework = prof.name, framework_source = psource, framework_note = pnote,
         norm_upcast = o.norm_upcast or nil,
-        provenance = frameworks.provenance(prof, psource, "none (no device)") }
+        provenance = frameworks.provenance(prof, psource, "none (no device)", stats_defaults(o)) }
     for i, l in ipairs(self._layers or {}) do s.layers[i] = l end
     return setmetatable(s, { __index = function(_, k)
       if SYMBOLIC_ONLY[k] then error("s." .. k .. ": " .. unbound, 2) end
@@ -353,8 +399,31 @@ function Graph:stats(opts)
   if offload and offload.optimizer and o.framework and fwmemory.offload_keeps_gradients(prof) then
     offload.keeps_gradients = true
   end
+  -- the framework schedule (below): every trainable gradient held with the step's largest
+  -- activations + workspace (dlb_analysis_act_peak), not those live at the peak of all bytes:
+  -- under full recompute that peak is late in the backward with no activation live, and the
+  -- rule lost the checkpoints and the layers that run once (issue [18] item 5: GPT-2 under
+  -- pytorch-ddp 1.991 GB against the planner's 2.219; dlb_par_layout_eval keeps them). tm:
+  -- the totals the memory terms read (the stack's temporaries beyond those activations too)
+  local in_bwd = o.framework and type(prof.memory) == "table" and prof.memory.optimizer_in_backward
+    and not o.inference or nil
+  local fw_rule = o.framework and prof.name ~= "none" and not in_bwd
+    and R.holds_all_gradients(offload, o.inference)
+  local moved = offload and (offload.params or offload.activations)
+  local fw_kept = fw_rule and (not o.walk or moved
+    or (type(prof.grad_buffer) == "table" and prof.grad_buffer.persistent))
+  local tm, act_peak = t, nil
+  if not o.inference and not in_bwd and not moved and R.holds_all_gradients(offload, o.inference) then
+    -- (every step the time models may hold under the framework schedule: s.act_peak, read
+    -- by dlb.roofline.core_footprint and the planner's layers, framework_memory.sample_bytes)
+    local ap = { core.analysis_act_peak(a) }
+    act_peak = math.max(ap[5] + ap[6], t.activations + t.workspace)
+    if fw_kept and ap[5] + ap[6] > t.activations + t.workspace then
+      tm = setmetatable({ activations = ap[5], workspace = ap[6] }, { __index = t })
+    end
+  end
   local fp, bd = t.footprint, { weights = t.weights, gradients = t.gradients, optimizer = t.optimizer,
-                  activations = t.activations, workspace = t.workspace }
+                  activations = tm.activations, workspace = tm.workspace }
   if offload then -- the device's footprint; the whole step's stays in offload.footprint_full
     offload.footprint_full = fp
     fp = offload.footprint
@@ -365,7 +434,7 @@ function Graph:stats(opts)
   -- what the stack allocates beyond the graph's tensors (the profile's memory table): in the
   -- breakdown and the footprint, so every memory rule sees it (dlbench.framework_memory)
   local fwmem = o.framework and fwmemory.terms(prof, self, o.precision_name, names, values,
-    o.inference, o.optimizer_name, t, offload and offload.optimizer) or nil
+    o.inference, o.optimizer_name, tm, offload and offload.optimizer) or nil
   if fwmem then
     bd.activations = bd.activations + fwmem.activations
     bd.workspace = bd.workspace + fwmem.workspace
@@ -391,14 +460,10 @@ function Graph:stats(opts)
   -- buffer allocated once (grad_buffer.persistent) and parameter or activation offload keep
   -- the framework schedule. docs/frameworks.md "The backward pass walked".
   local fp_graph
-  local in_bwd = o.framework and type(prof.memory) == "table" and prof.memory.optimizer_in_backward
-    and not o.inference or nil
   local walk, walk_kept
-  if o.framework and prof.name ~= "none" and not in_bwd
-    and R.holds_all_gradients(offload, o.inference) then
+  if fw_rule then
     fp_graph = fp
-    if not o.walk or (offload and (offload.params or offload.activations))
-      or (type(prof.grad_buffer) == "table" and prof.grad_buffer.persistent) then
+    if fw_kept then
       -- a stack that keeps every gradient in a buffer allocated once (the profile's
       -- grad_buffer: Megatron's contiguous grad buffer, DeepSpeed's gradient partitions) holds
       -- them at every moment of the step; parameter or activation offload: the same rule (the
@@ -410,6 +475,7 @@ function Graph:stats(opts)
       end
       bd.gradients = R.gradients_held(bd.gradients, tonumber(t.trainable), tonumber(t.params),
         o.precision_name, nil)
+      -- (activations and workspace: the step's largest, tm above)
       fp = core.roofline_step_memory(0, bd.weights, bd.gradients, bd.optimizer,
         bd.activations + bd.workspace, 0)
     else
@@ -491,15 +557,16 @@ function Graph:stats(opts)
       .. "their backward runs), peak at the " .. walk.peak or ("framework schedule: weights + "
       .. "every trainable gradient + optimizer + activations + workspace" .. (walk_kept
       and "; schedule = \"walk\" not applied: " .. walk_kept or ""))) or nil,
-    footprint_walk = walk, trainable = t.trainable,
+    footprint_walk = walk, trainable = t.trainable, act_peak = act_peak,
     opt_states = t.opt_states,
     precision_given = o.precision_given,
     footprint_order = t.footprint_order, footprint_heuristic = t.footprint_heuristic,
     breakdown = bd,
-    analysis = a, precision = o.precision_name, optimizer = o.optimizer_name, nops = math.floor(t.nops),
+    analysis = a, precision = o.precision_name, optimizer = o.optimizer_name,
+    optimizer_source = o.optimizer_source, nops = math.floor(t.nops),
     fuse = o.fuse_names, norm_upcast = o.norm_upcast or nil,
     framework = prof.name, framework_source = psource, attention_kernel = prof.attention,
-    provenance = frameworks.provenance(prof, psource, "none (no device)"),
+    provenance = frameworks.provenance(prof, psource, "none (no device)", stats_defaults(o)),
     nlayers = math.floor(t.nlayers), layers = core.analysis_layers(a), symbolic = false,
     convention = core.graph_convention(),
     inference = o.inference or nil,
@@ -564,6 +631,29 @@ function Graph:type_flops(tname, b)
 end
 doc.doc(Graph.type_flops, "g:type_flops(type[, bindings]) -> poly", "forward FLOPs of the ops of one type, e.g. \"matmul\"")
 
+-- The attention patterns (the chains g:stats{fuse = {"attention"}} fuses: scores = Q K^T, scale,
+-- at most one mask, softmax, dropout, P V; graphs/step/fusion.c): how many, how many with a
+-- mask the ONNX importer read as causal (docs/import.md "Causal attention"), and the forward
+-- FLOPs of their two matmuls (all, and the causal ones' alone) as polys.
+function Graph:attention(b)
+  local names, values = {}, {}
+  if b ~= nil and type(b) ~= "table" then error("g:attention: bindings must be a table", 2) end
+  for k, v in pairs(b or {}) do
+    if type(k) ~= "string" or type(v) ~= "number" then
+      error(string.format("g:attention: binding %s must be a number (a positive integer dim), got %s",
+        tostring(k), type(v)), 2)
+    end
+    names[#names + 1] = k; values[#values + 1] = v
+  end
+  local n, c = core.graph_attention_count(self._h)
+  return { count = n, causal = c,
+    flops = poly.wrap(core.graph_symbolic_attention(self._h, -1, names, values)),
+    flops_causal = poly.wrap(core.graph_symbolic_attention(self._h, 1, names, values)) }
+end
+doc.doc(Graph.attention, "g:attention([bindings]) -> {count=, causal=, flops=poly, flops_causal=poly}",
+  "the attention patterns the attention fusion finds: how many, how many with a causal mask read "
+  .. "from an ONNX file, and the forward FLOPs of their score and value matmuls")
+
 function Graph:ops(opts)
   local s = self:stats(opts)
   needbound(self, s, "g:ops")
@@ -589,7 +679,8 @@ end
 doc.doc(Graph.ops, "g:ops{bindings...} -> {{name=, type=, phase=, flops=, bytes=, intensity=, layer=, host_ops=, kernels=}, ...}",
   "per-op rows of the training step (all dims bound); host_ops, kernels: what the host issues "
   .. "and the device launches for the op (1 each for an op that does work, more where a "
-  .. "profile's pass counts a stack's eager ops on it: lm_metrics, xent_fp32; 0 without work)")
+  .. "profile's pass counts a stack's eager ops on it: lm_metrics, xent_fp32, grad_accum; 0 without "
+  .. "work)")
 
 -- Per-layer costs for pipeline partitioning.
 function Graph:layers(opts)

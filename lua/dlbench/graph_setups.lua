@@ -37,6 +37,41 @@ M.optimizers = {
   adam8bit = optimizer("adam8bit", "Dettmers et al. 2022: Adam's m, v block-wise quantised to 8 bits "
     .. "(+4 bytes of scale per 2048-element block, left out)"),
 }
+-- The default optimizer of a training step whose caller names none (issue [18] item 2: one
+-- rule for every graph source: zoo, ONNX, Hugging Face config.json, hand-built dlb.graph,
+-- and for g:stats, the time models and the CLI alike). In order:
+-- 1. a model that states its own keeps it: g.model.optimizer, a zoo builder's optimizer=
+--    (its spec's default, often its paper's; dlb.models.from_onnx / from_hf optimizer=);
+-- 2. else today's practice for the graph's family (dlb.frameworks.family, the rule the
+--    default profiles follow; a graph not from the zoo: found from the step's attention):
+--    transformer: AdamW (torchtitan's job config optimizer.name = "AdamW"; Hugging Face
+--      Trainer's default optim "adamw_torch"; Megatron-LM's --optimizer adam runs Apex
+--      FusedAdam with adam_w_mode=True, the decoupled decay); the profile's optimizer
+--      implementation (optimizer_impl) applies to it as to the zoo's Adam(W);
+--    other (CNNs, RNNs, an MLP): SGD with momentum 0.9 (torchvision's reference recipes,
+--      references/classification/train.py: --opt sgd --momentum 0.9);
+-- 3. a family that cannot be found (nil): the "other" rule, said so.
+-- Returns the optimizer's name and the words the results carry (s.optimizer_source).
+M.FAMILY_OPTIMIZER = {
+  transformer = { "adamw", "torchtitan, HF Trainer, Megatron-LM" },
+  other = { "momentum", "torchvision's reference recipes: SGD, momentum 0.9" },
+}
+function M.default_optimizer(g, family)
+  local m = type(g) == "table" and rawget(g, "model") or nil
+  if type(m) == "table" and m.optimizer ~= nil then
+    return m.optimizer, "the model's: " .. tostring(m.builder or m.name or "g.model")
+  end
+  local r = M.FAMILY_OPTIMIZER[family]
+  if r then return r[1], "the " .. family .. " family's default, " .. r[2] end
+  r = M.FAMILY_OPTIMIZER.other
+  return r[1], "the family not found: the other family's default, " .. r[2]
+end
+doc.doc(M.default_optimizer, "dlb.graph.default_optimizer(g, family) -> name, source",
+  "the optimizer g:stats counts when the call names none (one rule for every graph source): "
+  .. "the model's own (g.model.optimizer: a zoo builder's or an importer's optimizer=), else "
+  .. "the family's: transformer adamw, other (CNNs, RNNs) momentum (torchvision's recipe); "
+  .. "family as dlb.frameworks.family gives it (g:stats finds a hand-built graph's from its step)")
+
 -- Optimizer-state bytes per parameter of a weight of shape dims (numbers) under optimizer
 -- `name`, fp32 states.
 function M.optimizer_state_bytes(name, dims)

@@ -359,6 +359,38 @@ function Device:default_precision()
   end
 end
 
+-- The one rule for the precision a result is timed at when its call named none, and the
+-- entry naming it in the result's defaults (review 21, issue [18] item 6: a stats table
+-- without a precision was timed at a TPU's bf16, a GPU's fp32, and only the first said so).
+-- `default` is the path's own default request: "mixed" for a graph the planner analyses
+-- (docs/parallel.md), the precision a layer list carries; nil: the device's own
+-- (hw:default_precision: fp32 where it has an fp32 peak, else bf16 (the TPUs), fp16, ...),
+-- which dlb.roofline.time, dlb.sweep.model and dlb.parallel.data apply to costs that say
+-- none. `whose` names the default's owner in the entry ("the layers'"). Returns the
+-- precision (as named: "mixed" stays mixed), the precision of the peak it runs at, and the
+-- entry: "precision fp32", "precision mixed (bf16 peak)". A default the device cannot run
+-- (mixed on a CPU host without a 16-bit peak) is an error saying it was the default.
+function Device:defaulted_precision(default, whose)
+  local name = default or self:default_precision()
+  local ok, peak = pcall(self.precision, self, name)
+  if not ok then
+    errors.raise("no precision was given and the default, " .. tostring(name)
+      .. (whose and (" (" .. whose .. ")") or "") .. ", cannot run on device '" .. self.name
+      .. "' (it has " .. table.concat(self:precisions(), ", ") .. "): pass precision = one of those")
+  end
+  return name, peak, M.precision_entry(name, peak, whose)
+end
+
+-- The defaults entry of a precision chosen by default: "precision bf16", "precision mixed
+-- (fp16 peak)", "precision mixed (bf16 peak; the layers')". (dlb.roofline.defaults_applied
+-- and the planner's rows write it; hw:defaulted_precision makes it.)
+function M.precision_entry(name, peak, whose)
+  local extra = {}
+  if peak and peak ~= name then extra[#extra + 1] = peak .. " peak" end
+  if whose then extra[#extra + 1] = whose end
+  return "precision " .. tostring(name) .. (#extra > 0 and (" (" .. table.concat(extra, "; ") .. ")") or "")
+end
+
 function Device:__tostring()
   local p = self:default_precision()
   return string.format("hw %s (%s: %.4g TFLOP/s %s, %.4g GB at %.4g GB/s)", self.name, self.kind,
@@ -368,6 +400,9 @@ end
 -- A multi-line description: every number with its unit and source.
 function Device:describe()
   local out = { string.format("%s (%s)%s", self.name, self.kind, self.note and (": " .. self.note) or "") }
+  if self.toy then
+    out[#out + 1] = "  toy device (toy = true): its numbers are not checked for plausible units"
+  end
   local function line(label, value, src)
     out[#out + 1] = (string.format("  %-22s %-28s %s", label, value,
       src and ("[" .. src .. "]") or ""):gsub("%s+$", ""))
@@ -447,6 +482,12 @@ doc.doc(Device.precision, "hw:precision(name) -> name",
 doc.doc(Device.roof, "hw:roof(precision[, opts]) -> table", "the backend's roofline description")
 doc.doc(Device.default_precision, "hw:default_precision() -> name",
   "fp32 when the device has it, else bf16, fp16, ...")
+doc.doc(Device.defaulted_precision, "hw:defaulted_precision([default[, whose]]) -> name, peak_precision, entry",
+  "the one rule for the precision of a call that named none: the path's default (\"mixed\" "
+  .. "for a planner's graph) or hw:default_precision(), the peak it runs at and the defaults "
+  .. "entry naming it (\"precision bf16\", \"precision mixed (fp16 peak)\")")
+doc.doc(M.precision_entry, "dlb.hw.precision_entry(name[, peak_precision[, whose]]) -> text",
+  "a result's defaults entry for a precision chosen by default: \"precision mixed (bf16 peak)\"")
 
 -- == the module ==================================================================
 
@@ -469,7 +510,9 @@ doc.doc(M.device, "dlb.hw.device{name=, peak=, mem_bw=, mem=, ...} -> device",
 
 doc.doc(M.define, "dlb.hw.define{name=, peak={fp32=...}, mem_bw=, mem=[, cache=, flops_eff=, "
   .. "bw_eff=, links=, power=, source=]} -> device",
-  "add a device to the catalogue (FLOP/s, bytes/s, bytes); bad fields are errors")
+  "add a device to the catalogue (FLOP/s, bytes/s, bytes); bad fields are errors, and so are "
+  .. "implausible units (mem = 80 meaning GB, peak 1000 meaning TFLOP/s: dlbench.hw_spec "
+  .. "PLAUSIBLE); toy = true marks a deliberate toy device, whose units are not checked")
 
 -- Levenshtein distance (small strings).
 local function distance(a, b)

@@ -36,10 +36,14 @@ column("nccl_ctas")
 local kernel = false
 for _, f in ipairs(desc.fields("dlb_roof")) do
   kernel = kernel or f == "kernel_overhead"
-  -- attn_work is the step's (a framework profile's causal masking), not a device's column
-  if kernel and f ~= "mem" and f ~= "attn_work" and not f:match("^level%d+_") then column(f) end
+  -- attn_work and head_peak are the step's (a framework profile's causal masking and fp8
+  -- recipe), not a device's columns
+  if kernel and f ~= "mem" and f ~= "attn_work" and f ~= "head_peak" and not f:match("^level%d+_") then
+    column(f)
+  end
 end
-for _, c in ipairs { "note", "source", "levels" } do column(c) end
+-- toy: "true" for a deliberate toy device (the units' plausibility check skipped: hw_spec.lua)
+for _, c in ipairs { "toy", "note", "source", "levels" } do column(c) end
 local csv_col = {}
 for _, c in ipairs(M.csv_columns) do csv_col[c] = true end
 -- a link tier's column ("intra_bw", "host_latency"): tier and field, else nil (dlb_roof's
@@ -136,6 +140,11 @@ function M.parse_csv(text, file)
           spec.source = csv_sources(s, where)
         elseif c == "levels" then
           spec.levels = levels.parse(s, where)
+        elseif c == "toy" then
+          if s ~= "true" and s ~= "false" then
+            error(string.format("%s: column 'toy': '%s' is not true or false (empty: false)", where, s), 0)
+          end
+          spec.toy = s == "true" or nil
         else
           -- decimal only, as every CSV number of dlbench (dlb.read_csv's reader): tonumber
           -- took hexadecimal, which Lua 5.4 wraps to 64-bit integers (0x10000000000000001
@@ -159,7 +168,8 @@ function M.parse_csv(text, file)
         end
       end
     end
-    for tier, l in pairs(links) do
+    for _, tier in ipairs(options.keys(links)) do -- sorted: the first refused tier is named
+      local l = links[tier]
       if l.bw == nil then
         error(string.format("%s: %s_latency given without %s_bw", where, tier, tier), 0)
       end
@@ -262,6 +272,7 @@ function M.format(devices)
         v = d.gemm_tile and d.gemm_tile[c == "gemm_tile_m" and 1 or 2]
       elseif c == "levels" then
         v = d.levels and levels.format(d:level_list()) or nil
+      elseif c == "toy" then v = d.toy and "true" or nil
       else v = d[c] end
       cells[j] = csv_cell(v)
     end

@@ -11,7 +11,7 @@ function M.check(levels, bad)
     if type(l) ~= "table" or type(l.name) ~= "string" or l.name == "" then
       bad("levels[%d] must be {name=, size=, bw=} with a name", i)
     end
-    for k in pairs(l) do
+    for _, k in ipairs(require("dlbench.options").keys(l)) do -- sorted: the first refused key is named
       if k ~= "name" and k ~= "size" and k ~= "bw" then
         bad("%s", require("dlbench.options").message(k, { "name", "size", "bw" }, "levels[" .. i .. "]", "field"))
       end

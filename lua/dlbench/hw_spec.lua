@@ -22,10 +22,12 @@ M.PRECISIONS, M.is_prec = PRECISIONS, is_prec
 -- hw:roof makes each from something else: peak (the device's peak table, at one
 -- precision), bw (mem_bw), elem (the precision's bytes), cache_aware, bytes_scale, tile_m,
 -- tile_n (options of one call), gemm_tile_m, gemm_tile_n (gemm_tile = {m, n}), the
--- levelN_size / levelN_bw pairs (levels, a list) and attn_work (the step's causal masking
--- under a framework profile: dlb.frameworks.attn_work).
+-- levelN_size / levelN_bw pairs (levels, a list), attn_work (the step's causal masking
+-- under a framework profile: dlb.frameworks.attn_work) and head_peak (the output layer's peak
+-- under the profile's fp8 recipe: dlb.frameworks.head_peak).
 local ROOF_MADE = { peak = true, bw = true, elem = true, cache_aware = true, bytes_scale = true,
-  tile_m = true, tile_n = true, gemm_tile_m = true, gemm_tile_n = true, attn_work = true }
+  tile_m = true, tile_n = true, gemm_tile_m = true, gemm_tile_n = true, attn_work = true,
+  head_peak = true }
 local ROOF_FIELDS = {}   -- dlb_roof's fields a device holds as numbers of the same name
 for _, f in ipairs(desc.fields("dlb_roof")) do
   if not (ROOF_MADE[f] or f:match("^level%d+_")) then ROOF_FIELDS[#ROOF_FIELDS + 1] = f end
@@ -49,6 +51,9 @@ local FIELDS = {
   nvlink = "number", nvls = "number", nics = "number",
   -- NCCL's CTAs (one per channel) a collective holds on the device (contention.lua CTAS)
   nccl_ctas = "number",
+  -- a deliberate toy device (a test's or a lesson's, every number 1): the plausibility
+  -- check of the units (PLAUSIBLE below) is skipped; the rest of the validation holds
+  toy = "boolean",
 }
 for _, f in ipairs(ROOF_FIELDS) do FIELDS[f] = "number" end
 local FIELD_LIST = {}
@@ -75,6 +80,67 @@ local function roof_rule(k, v)
     rule_seen[key], nseen = out or false, nseen + 1
   end
   return out
+end
+
+-- The units' plausibility check (review 21): a field given in the unit a datasheet prints
+-- rather than the catalogue's SI one (mem = 80 meaning GB, peak = {bf16 = 1000} meaning
+-- TFLOP/s, a link bw = 450 meaning GB/s, power = 0.7 meaning kW, a latency of 5 meaning us)
+-- was accepted and gave times 1e9 to 1e12 off. Each bound is orders of magnitude outside
+-- any device the catalogue holds (its extremes: peak 1e12 .. 4.5e15 FLOP/s, mem 8e9 ..
+-- 7.7e11 B, mem_bw 1.7e10 .. 8e12 B/s, cache 2e6 .. 3.8e8 B, link bw 3.1e9 .. 1.3e12 B/s,
+-- latency 1 .. 5 us, power 70 .. 1000 W, kernel_overhead 1 .. 10 us) and inside every such
+-- slip: a unit slip of GB, GB/s or TFLOP/s leaves a number below 1e6, of MB (cache) below
+-- 1e4, of kW below 1, of us or ms (a time) above 0.1 s. A deliberate toy device says
+-- toy = true. {field, lo, hi, unit, the likely slip and how to write it}
+local PLAUSIBLE = {
+  { "peak", 1e6, nil, "FLOP/s", "TFLOP/s", 12 },
+  { "mem", 1e6, nil, "bytes", "GB", 9 },
+  { "mem_per_core", 1e6, nil, "bytes", "GB", 9 },
+  { "mem_bw", 1e6, nil, "bytes/s", "GB/s", 9 },
+  { "cache", 1e4, nil, "bytes", "MB", 6 },
+  { "links.bw", 1e6, nil, "bytes/s each way", "GB/s", 9 },
+  { "links.latency", nil, 0.1, "seconds", "us", -6 },
+  { "power", 1, nil, "watts", "kW", 3 },
+  { "power", nil, 1e5, "watts", "mW", -3 },
+  { "kernel_overhead", nil, 0.1, "seconds", "us", -6 },
+  { "host_op", nil, 0.1, "seconds", "us", -6 },
+  { "host_layer", nil, 0.1, "seconds", "us", -6 },
+  { "gemm_tile_overhead", nil, 0.1, "seconds", "us", -6 },
+}
+M.PLAUSIBLE = PLAUSIBLE
+
+-- The plausibility check of a spec whose fields are otherwise valid: bad(fmt, ...) on the
+-- first implausible one, naming the field, the value, the unit it must be in and the slip.
+local function plausible(spec, bad)
+  local function check(label, v, rule)
+    if v == nil or v == 0 then return end   -- 0: "none stated" where a field allows it
+    local lo, hi = rule[2], rule[3]
+    local small = lo and v < lo
+    if small or (hi and v > hi) then
+      local g = string.format("%.6g", v)
+      bad("%s = %s %s is implausibly %s for a device (%s %g): a unit slip? %s is in %s: %s %s "
+        .. "is %se%d; a deliberate toy device says toy = true", label, g, rule[4],
+        small and "small" or "large", small and "below" or "above", small and lo or hi, label,
+        rule[4], g, rule[5], g, rule[6])
+    end
+  end
+  for _, rule in ipairs(PLAUSIBLE) do
+    local f = rule[1]
+    if f == "peak" then
+      for _, p in ipairs(PRECISIONS) do check("peak." .. p, spec.peak[p], rule) end
+    elseif f:match("^links%.") then
+      local k = f:match("^links%.(.+)$")
+      for _, tier in ipairs { "intra", "inter", "host" } do
+        local l = spec.links and spec.links[tier]
+        if l then check("links." .. tier .. "." .. k, l[k], rule) end
+      end
+    else
+      check(f, spec[f], rule)
+    end
+  end
+  for i, l in ipairs(spec.levels or {}) do
+    check("levels[" .. i .. "].bw", l.bw, PLAUSIBLE[4])   -- mem_bw's rule
+  end
 end
 
 -- Validate a device spec; `where` prefixes every message (e.g. "catalog.csv:3").
@@ -176,7 +242,7 @@ local function validate(spec, where)
         bad("%s", options.message(tier, { "intra", "inter", "host" }, "links", "link tier"))
       end
       if type(l) ~= "table" then bad("links.%s must be a table {bw=, latency=}", tier) end
-      for k in pairs(l) do
+      for _, k in ipairs(options.keys(l)) do -- sorted: the first refused key is named
         if k ~= "bw" and k ~= "latency" then
           bad("%s", options.message(k, { "bw", "latency" }, "links." .. tier, "field"))
         end
@@ -195,7 +261,9 @@ local function validate(spec, where)
       if type(v) ~= "string" then bad("source.%s must be a string", tostring(k)) end
     end
   end
+  if not spec.toy then plausible(spec, bad) end
 end
 
 M.ROOF_FIELDS, M.roof_rule, M.validate = ROOF_FIELDS, roof_rule, validate
+M.FIELDS, M.FIELD_LIST = FIELDS, FIELD_LIST
 return M

@@ -12,7 +12,9 @@
 --   mfu = "6N": 6 x parameters x tokens (Kaplan et al. 2020 sec. 2.1; every parameter,
 --   embeddings included), for comparison with papers quoting it.
 -- Every result names the convention it used (r.mfu_convention). A graph's attention comes
--- from its zoo model (M.attention_fwd); a layer list's from its layers (flops_attn per layer,
+-- from its zoo model (M.attention_fwd), an imported graph's from its attention patterns and
+-- the masks the ONNX importer read (g:attention; docs/import.md "Causal attention"); a layer
+-- list's from its layers (flops_attn per layer,
 -- `causal` and `seq` on the list: M.layers_attention), filled by dlb.parallel.layers.from_graph
 -- from the same M.attention_layer, so every path counts the same model FLOPs. A step that does
 -- not say its attention is counted as it is ("attention as in the graph/layers"); asking for
@@ -30,10 +32,44 @@ local function val(x, bind)
   return nil
 end
 
--- Whether g is a zoo causal decoder (its attention masked: gpt, llama, moe); false else.
+-- Whether x is a layer list (dlb.parallel.layers.*) rather than a graph.
+local function is_list(x)
+  return type(x) == "table" and type(rawget(x, 1)) == "table" and type(x.ops) ~= "function"
+end
+
+-- Whether g is an imported graph (dlb.models.from_onnx: its g.import report). Its causality is
+-- read from its masks (docs/import.md "Causal attention"): graphs/io/onnx_mask.c reads a
+-- constant's triangle at import (GPT-2's tril buffer sliced and applied by Where, an additive
+-- 0 / -inf triangle, Trilu of a fill, arange comparisons) and marks the masked scores, and
+-- g:attention counts the attention patterns whose mask is so marked.
+local function imported(g)
+  return type(g) == "table" and not is_list(g) and type(rawget(g, "import")) == "table"
+end
+
+-- g:attention's counts (patterns, causal ones) of an imported graph, per graph generation
+-- (g:stats asks M.causal at every call)
+local counts = setmetatable({}, { __mode = "k" })
+local function attention_counts(g)
+  local gen = g:generation()
+  local c = counts[g]
+  if not (c and c.gen == gen) then
+    local a = g:attention()
+    c = { gen = gen, n = a.count, causal = a.causal }
+    counts[g] = c
+  end
+  return c.n, c.causal
+end
+
+-- Whether g is a causal decoder: a zoo one (its attention masked: gpt, llama, moe), or an
+-- imported graph whose every attention pattern has a mask read as causal; false else.
 function M.causal(g)
   local m = type(g) == "table" and g.model
-  return type(m) == "table" and CAUSAL[m.builder or ""] or false
+  if type(m) == "table" and CAUSAL[m.builder or ""] then return true end
+  if imported(g) then
+    local n, c = attention_counts(g)
+    return n > 0 and c == n
+  end
+  return false
 end
 
 -- The forward FLOPs per sample of one block's attention score and value matmuls of a zoo
@@ -56,6 +92,7 @@ end
 -- (4 L q^2 H dh: L blocks of attention_layer), and whether its attention is causal; nil for
 -- other graphs.
 function M.attention_fwd(g, bind)
+  if imported(g) then return M.imported_attention(g, bind) end
   local m = type(g) == "table" and g.model
   local L = type(m) == "table" and type(m.options) == "table" and val(m.options.layers, bind)
   local a, causal = M.attention_layer(g, bind)
@@ -63,14 +100,38 @@ function M.attention_fwd(g, bind)
   return L * a, causal
 end
 
+-- An imported graph's attention score and value matmuls' forward FLOPs at the bindings (its
+-- own dims only; the step's, or a sample's with the batch dim bound to 1), and true, when
+-- every attention pattern's mask is read as causal; nil otherwise (no pattern, or a mask not
+-- read as causal: the importer cannot tell a mask it does not read from a non-causal one, so
+-- such a graph does not say its attention), or when a dim is left unbound.
+function M.imported_attention(g, bind)
+  local n, c = attention_counts(g)
+  if n == 0 or c < n then return nil end
+  local b = {}
+  if type(bind) == "table" then
+    for _, d in ipairs(g:dims()) do if type(bind[d]) == "number" then b[d] = bind[d] end end
+  end
+  local f = g:attention(b).flops:number()
+  if not f then return nil end
+  return f, true
+end
+
+-- The samples dlb.roofline.time counts a step's model FLOPs for (model_flops' samples): a
+-- zoo model's batch (a number, or its dim bound), else a bound `b`; an imported graph's
+-- attention is counted at the step's bindings (M.imported_attention), so 1, but under 6N
+-- (tokens per sample, which it has not); nil: not known.
+function M.samples(g, bind, kind)
+  local m = g and type(g.model) == "table" and type(g.model.options) == "table" and g.model.options
+  local batch = m and (type(m.batch) == "number" and m.batch or (bind and tonumber(bind[m.batch])))
+    or (bind and tonumber(bind.b))
+  if not batch and kind ~= "6N" and imported(g) then return 1 end
+  return batch
+end
+
 -- Layer i of a list, for an error: its index and name.
 local function where(i, l)
   return string.format("layers[%d]%s", i, l.name ~= nil and (" (" .. tostring(l.name) .. ")") or "")
-end
-
--- Whether x is a layer list (dlb.parallel.layers.*) rather than a graph.
-local function is_list(x)
-  return type(x) == "table" and type(rawget(x, 1)) == "table" and type(x.ops) ~= "function"
 end
 
 -- The attention of a layer list, per sample: the sum of its layers' flops_attn and the list's
@@ -114,23 +175,14 @@ function M.layers_fwdbwd(ls)
   return t
 end
 
--- Whether g is an imported graph (dlb.models.from_onnx: its g.import report). Its causality is
--- not read (docs/import.md "Causal attention"): the importer costs GPT-2's Where(causal_mask,
--- scores, min) as an add of the scores and the fill constant, the mask buffer's values past
--- 4096 elements are not kept, so fusion.c's mask_scores sees the same add as BERT's padding
--- mask. Its attention is counted whole and the convention says why (M.unsaid).
-local function imported(g)
-  return type(g) == "table" and not is_list(g) and type(rawget(g, "import")) == "table"
-end
-
 -- The words of a convention for a step that does not say its attention (a layer list without
 -- flops_attn/causal, a graph that is not a zoo transformer, an imported graph), the one text
 -- every path prints (M.model_flops, dlb.roofline.time).
 function M.unsaid(src)
   if is_list(src) then return "attention as in the layers" end
   if imported(src) then
-    return "attention as in the graph, counted whole: an imported graph's causality is not read, "
-      .. "docs/import.md"
+    return "attention as in the graph, counted whole: not every attention mask of the imported "
+      .. "graph is read as causal, docs/import.md"
   end
   return "attention as in the graph"
 end

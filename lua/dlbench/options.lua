@@ -74,6 +74,24 @@ function M.message(key, valid, fname, noun, accepted)
     fname, near and (" (did you mean '" .. near .. "'?)") or "", accepted or M.names(valid))
 end
 
+-- The order keys are reported in: numbers before strings (type names' order), each sorted;
+-- other keys by type name. pairs() order differs between backends (and, for string keys,
+-- between runs under Lua 5.4, whose string hashes are seeded per run), so a checker that
+-- names the first bad key of several walks the keys in this order.
+local function keyorder(a, b)
+  if type(a) == type(b) and (type(a) == "string" or type(a) == "number") then return a < b end
+  return type(a) < type(b)
+end
+
+-- The keys of table t, sorted by keyorder: `for _, k in ipairs(options.keys(t))` where
+-- pairs(t) would choose which of several bad keys an error names.
+function M.keys(t)
+  local ks = {}
+  for k in next, t do ks[#ks + 1] = k end
+  table.sort(ks, keyorder)
+  return ks
+end
+
 -- The message for the first unknown key of table t (keys in sorted order, so both
 -- backends name the same one), or nil when every key is accepted. A proxy whose keys only
 -- its __pairs shows (a dlb.hw device given where options go) is walked through __pairs, which
@@ -91,10 +109,7 @@ function M.unknown(t, valid, fname, noun, accepted)
     end
   end
   if bad == nil then return nil end
-  table.sort(bad, function(a, b)
-    if type(a) == type(b) and (type(a) == "string" or type(a) == "number") then return a < b end
-    return type(a) < type(b)
-  end)
+  table.sort(bad, keyorder)
   return M.message(bad[1], valid, fname, noun, accepted)
 end
 
@@ -155,7 +170,7 @@ function M.specs(x, valid, fname, level, shape)
     if msg then error(msg, level) end
     return { x }
   end
-  for k in pairs(x) do
+  for _, k in ipairs(M.keys(x)) do
     if type(k) ~= "number" or k ~= math.floor(k) or k < 1 or k > #x then
       error(string.format("%s must be %s, got a list with the field '%s'", fname, shape, tostring(k)), level)
     end

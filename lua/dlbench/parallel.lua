@@ -351,6 +351,8 @@ local function data_tostring(r)
     100 * (r.util or 0), P.si(r.mem or 0, "B"), r.fits and "fits" or "does not fit",
     r.speedup and string.format(", speedup %.3g (efficiency %.0f%%)", r.speedup,
       100 * (r.efficiency or 0)) or "")
+    .. (r.precision_source == "device" and string.format("; %s: the device's natural precision",
+      tostring(r.precision)) or "")
     .. ((r.profile_zero or 0) ~= 0 and string.format("; ZeRO-0 (plain all-reduce), not %s's "
       .. "ZeRO-%d: dlb.parallel.evaluate{zero = %d} times that", tostring(r.framework),
       r.profile_zero, r.profile_zero) or "")
@@ -511,7 +513,13 @@ function M.data(o)
   r.zero = 0
   if rprof then r.framework, r.profile_zero = rprof.name, pdef.zero or 0 end
   if roof then r.roofline = { time = compute, bound = roof.bound, precision = roof.precision,
-    device = roof.device, mode = mode, counted_at = counted } end
+    device = roof.device, mode = mode, counted_at = counted, defaults = roof.provenance.defaults } end
+  -- the precision the compute ran at, and whether the call chose it (review 21: a TPU's bf16
+  -- and a GPU's fp32 were chosen for stats that say none without a word): dlb.roofline.time's
+  -- rule and words (hw:defaulted_precision)
+  if roof then
+    r.precision, r.precision_source = roof.precision, roof.precision_source
+  end
   -- which memory rule r.mem and r.fits follow (dlb_step_memory; "footprint": the stats' own)
   r.mem_schedule = (roof and roof.schedule) or (o.work and "work")
     or ((type(o.stats) == "table" and o.stats.breakdown) and "framework" or "footprint")

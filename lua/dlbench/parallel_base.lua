@@ -105,6 +105,22 @@ end
 -- dlbench.desc), which a plain table spells by the same names (`mem_bw` may stand for `bw`).
 local DEVICE_FIELDS = require("dlbench.desc").fields("dlb_roof")
 
+-- The defaults entry of the precision plan / evaluate chose when the call named none, or
+-- nil (review 21: a layer list's went unsaid, and "mixed" did not say which peak): the one
+-- rule, hw:defaulted_precision, on a catalogue device (gp: the graph's "mixed" or the layer
+-- list's own); a device table's graph: "precision mixed". Errors name fname at the caller's
+-- caller (a default the device cannot run: mixed on a CPU host).
+function M.precision_entry(fname, o, gp, graph)
+  if o.precision ~= nil then return nil end
+  if o.device == nil and M.is_catalogue(o.hw) then
+    local whose = not graph and gp and "the layers'" or nil
+    local ok, res = pcall(function() return select(3, o.hw:defaulted_precision(gp, whose)) end)
+    if not ok then error(fname .. ": " .. require("dlbench.errors").strip(res), 4) end
+    return res
+  end
+  return graph and "precision mixed" or nil
+end
+
 -- The device numbers the models use, from a dlb.hw device (peak per precision, and the same
 -- description dlb.roofline.time uses: hw:roof) or a table.
 function M.device(hw, precision)

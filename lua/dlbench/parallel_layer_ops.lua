@@ -238,7 +238,9 @@ local function ops_of(ops1, ops2, B, n, moe, marks, rep, mod, sm)
     flat[k + 1], flat[k + 2], flat[k + 3], flat[k + 4] = li - 1, ph, fs, f0
     flat[k + 5], flat[k + 6], flat[k + 7], flat[k + 8] = bs, b0, m, nn
     flat[k + 9], flat[k + 10], flat[k + 11], flat[k + 12] = kk, bb, grow, split
-    local flag = (Kn and Kn[j] == 1) and 1 or 0
+    -- the analysis' kernel class: 1 a fused attention kernel, 2 a GEMM of the output layer
+    -- (DLB_KERNEL_HEAD, graphs/step/output_layer.c: the planner's flag 5)
+    local flag = (Kn and Kn[j] == 1) and 1 or ((Kn and Kn[j] == 2 and m > 0) and 5 or 0)
     if flag == 0 and moe[li] and experts[j] == 1 then
       flag = 2
     elseif flag == 0 and marks[j] then

@@ -462,6 +462,7 @@ function M.from_graph(g, o)
   elseif type(mb) == "number" and mb > 0 then B, two = o.batch or mb, false
   else gerr(fname, "batch_dim must name the graph's batch dim (or the graph a numeric batch)") end
   local L1, ops1, s1 = at(1)
+  local reruns = core.analysis_layer_rerun(ops1.a)
   local L2, ops2, s2
   if two then
     L2, ops2, s2 = at(2)
@@ -596,9 +597,12 @@ function M.from_graph(g, o)
     local ao = split(l.activations_out, two and L2[i].activations_out)
     local kept = keptw[i]
     local k = kinds[i]
+    -- full recompute reruns the layer (1) or not (-1) by the graph path's rule (the C rule
+    -- dlb_layer_reruns: a block reading the hidden state, no embedding nor head; issue [18])
     local r = { name = l.name, flops_fwd = ff, flops_bwd = fbw, bytes_sample = bs,
       bytes_fixed = bf, params = l.params, act_out = ao, act_kept = kept, act_rep = 0,
-      act_in = i > 1 and out[i - 1].act_out or 0, tp_bytes = 0, tp_colls = 0, shardable = 0 }
+      act_in = i > 1 and out[i - 1].act_out or 0, tp_bytes = 0, tp_colls = 0, shardable = 0,
+      rerun = reruns[i] == 1 and 1 or -1 }
     if tp == "megatron" and l.params > 0 then
       -- attention first: a MoE block (dlb.models.moe) gathers its tokens to and from the
       -- experts with embedding ops, and is still an attention block, not an embedding

@@ -23,7 +23,8 @@ local function options(opts)
   local o = {}
   local msg = require("dlbench.options").unknown(opts, optnames, "dlb.pretty")
   if msg then error(msg, 3) end
-  for k, v in pairs(opts) do
+  for _, k in ipairs(require("dlbench.options").keys(opts)) do -- sorted: the first refused key is named
+    local v = opts[k]
     if type(v) ~= type(defaults[k]) or (type(v) == "number" and not (v >= 0)) then
       error("dlb.pretty: option '" .. k .. "' must be a " .. type(defaults[k])
         .. (type(v) == "number" and " >= 0" or "") .. ", got " .. tostring(v), 3)
@@ -76,6 +77,12 @@ local function scalar(v, o)
   -- NaN as "nan" on both backends: Lua 5.4's tostring writes the sign a NaN carries (0/0 on
   -- x86 is "-nan"), LuaJIT's never (review 11: dlb.pretty(0/0) differed)
   if t == "number" and v ~= v then return "nan" end
+  -- other floats in Lua's %.14g form through string.format, C's printf on both backends:
+  -- LuaJIT's tostring rounds a value exactly halfway at the 14th digit away from zero, Lua
+  -- 5.4's to even (2^-21: 4.7683715820313e-07 / ...312e-07; lua/dlbench/ffi_format.lua)
+  if t == "number" and not (math.type and math.type(v) == "integer") then
+    return string.format("%.14g", v)
+  end
   if t == "function" then
     local d = doc.get(v)
     if d then return "<function " .. d.signature .. ">" end

@@ -4,9 +4,10 @@
 -- 5.2.1, Fig 11), dlb.roofline.train{...} (epoch time, time to accuracy, cost:
 -- DAWNBench), dlb.roofline.fom{...} (the CANDLE figure of merit, seed 002),
 -- dlb.roofline.hestness(domain, p, b) (Table 2's asymptotic costs). See docs/hw.md.
--- Two concepts live in their own modules, their names installed here: the host side of
--- offload (host_link, cpu_update_time, offload_step: dlbench.roofline_offload) and the
--- figures over a whole run (train, harmonic_mean, fom: dlbench.roofline_run).
+-- Three concepts live in their own modules, their names installed here: the host side of
+-- offload (host_link, cpu_update_time, offload_step: dlbench.roofline_offload), the
+-- figures over a whole run (train, harmonic_mean, fom: dlbench.roofline_run) and Hestness's
+-- subbatch choice and Table 2 costs (subbatch, hestness: dlbench.roofline_hestness).
 local core = require "dlbench.backend"
 local memory = require "dlbench.memory"
 local doc = require "dlbench.doc"
@@ -312,6 +313,7 @@ end
 -- (the profile dlb.roofline.time applies to stats s without framework=, for the models
 -- that follow it: dlb.parallel.data's reduce dtype)
 M._framed = framed
+M._device = device   -- dlbench.roofline_hestness's subbatch resolves its device alike
 
 -- The device as the per-op rule sees it (a dlb_roof table) for costs counted at precision
 -- sprec (sprec_given false: the caller named none) under framework profile prof, with
@@ -324,16 +326,17 @@ function M.roof_of(dev, prof, sprec, sprec_given, opts, calibration, fn)
   local fw = require "dlbench.frameworks"
   local cal_note
   -- no precision given (neither here nor to g:stats): the device's natural training
-  -- precision (hw:default_precision: fp32 where it has an fp32 peak, else bf16 on TPUs ...),
-  -- and the bytes counted at the stats' precision are rescaled to it; r.precision_source
-  -- says which
+  -- precision (hw:defaulted_precision, the one rule: fp32 where it has an fp32 peak, else
+  -- bf16 on TPUs ...), and the bytes counted at the stats' precision are rescaled to it;
+  -- r.precision_source says which: "option", "stats", or "device" whenever the call named
+  -- none (review 21: a GPU's fp32 so chosen was "default" or "stats", and unsaid)
   local psource = opts.precision and "option" or "stats"
   if opts.precision == nil and (sprec == nil or sprec_given == false) then
-    local natural = dev:default_precision()
-    if natural and natural ~= (sprec or "fp32") then
+    local natural = dev:defaulted_precision()
+    if natural ~= (sprec or "fp32") then
       opts = setmetatable({ precision = natural }, { __index = opts })
-      psource = "device"
-    elseif sprec == nil then psource = "default" end
+    end
+    psource = "device"
   end
   local prec = dev:precision(opts.precision or sprec or "fp32")
   dev, cal_note = fw.calibrate(dev, prec, calibration)
@@ -352,6 +355,9 @@ function M.roof_of(dev, prof, sprec, sprec_given, opts, calibration, fn)
   -- the profile's attention kernel: the device's efficiency for that kernel family
   local akernel = nil
   if prof.name ~= "none" then roof.attn_eff, akernel = fw.attention_eff(prof, dev, prec) end
+  -- the output layer's GEMMs at the 16-bit peak in an fp8 step whose recipe leaves it in bf16
+  -- (dlb.frameworks.head_peak; nil: the step's peak)
+  roof.head_peak = fw.head_peak(prof, dev, prec)
   -- the host-side model: the profile's host issues every op (dlb_timeline in the per-op rule);
   -- a device that states its own host cost (hw:with{host_op = ...}) keeps it
   fw.apply_host(roof, prof, calibration)
@@ -366,9 +372,9 @@ doc.doc(M.roof_of, "dlb.roofline.roof_of(hw, profile, precision, precision_given
 -- The defaults a timed result applied, in words (its provenance's defaults list,
 -- dlb.frameworks.provenance): the profile when a default chose it (source "default ..."; not
 -- when the call named one), the calibration when the call gave none, the attention-FLOPs
--- entry (dlbench.mfu.attention_option; nil: none) and the precision when the device chose
--- it (roof_of's source "device"). Shared by dlb.roofline.time and dlb.sweep.model, whose
--- rows carry the same text.
+-- entry (dlbench.mfu.attention_option; nil: none) and the precision when the call named none
+-- (roof_of's source "device": a GPU's fp32 as a TPU's bf16). Shared by dlb.roofline.time and
+-- dlb.sweep.model, whose rows carry the same text.
 function M.defaults_applied(prof, fsource, framework_given, calibration, calibration_given,
                             aentry, psource, prec)
   local defaults = {}
@@ -377,7 +383,7 @@ function M.defaults_applied(prof, fsource, framework_given, calibration, calibra
   end
   if not calibration_given then defaults[#defaults + 1] = "calibration " .. calibration end
   if aentry then defaults[#defaults + 1] = aentry end
-  if psource == "device" then defaults[#defaults + 1] = "precision " .. prec end
+  if psource == "device" then defaults[#defaults + 1] = require("dlbench.hw").precision_entry(prec) end
   return defaults
 end
 doc.doc(M.defaults_applied, "dlb.roofline.defaults_applied(profile, framework_source, framework_given, "
@@ -528,9 +534,7 @@ function M.time(s, dev, opts)
   if type(ff) == "number" and type(fb) == "number" then
     local origin = fw.origin[s] or fw.origin[given]
     local g, bind = origin and origin.graph, origin and origin.opts
-    local m = g and type(g.model) == "table" and type(g.model.options) == "table" and g.model.options
-    local batch = m and (type(m.batch) == "number" and m.batch or (bind and tonumber(bind[m.batch])))
-      or (bind and tonumber(bind.b))
+    local batch = mfu.samples(g, bind, mkind)
     local params = rawget(s, "params")
     if batch then
       mf, conv, known = mfu.model_flops(ff + fb, batch, g, bind, params, mkind, matt)
@@ -723,6 +727,10 @@ function M.core_footprint(s, dev, scale, opts)
   end
   local function part(k) return b[k] == nil and 0 or num(b[k], "breakdown." .. k, fn) end
   local act = part("activations") + part("workspace")
+  -- the framework schedule holds the step's largest activations (g:stats' s.act_peak, issue
+  -- [18] item 5), not those at the peak of all bytes; a walked step's are its walk's
+  local ap = plain and code == 0 and not rawget(s, "footprint_walk") and tonumber(rawget(s, "act_peak"))
+  if ap and ap > act then act = ap end
   if board then act = act / dev.cores end
   -- g:stats under a profile walks the backward pass (s.footprint_walk): its breakdown holds
   -- the gradients live at that peak, which the framework schedule takes as they are
@@ -748,148 +756,13 @@ doc.doc(M.time, "dlb.roofline.time(s, hw[, {precision=, per_op=, cache_aware=, c
   .. "a step's optimizer update runs as its profile's optimizer launches it, r.update_time "
   .. "(docs/frameworks.md \"One device, one time\")")
 
--- == subbatch choice (Hestness 5.2.1) =============================================
-
-local sub_opts = { batches = true, dim = true, bind = true, tol = true, sat_tol = true,
-  ridge = true, precision = true, per_op = true, cache_aware = true, cache_fraction = true,
-  tile = true, require_fit = true }
-
--- Sweep the subbatch b over opts.batches (default 1, 2, 4, ..., 4096) and find Hestness's
--- three points of interest: where graph intensity nears saturation (within sat_tol of its
--- largest value on the sweep), where it reaches the device's ridge point (achievable rates
--- unless ridge = "peak"), and the smallest b whose time per sample is within tol of the
--- smallest. `model` is a function b -> stats (or {flops=, bytes=[, footprint=]}) or a
--- graph with a `stats` method (opts.dim names its batch dim, default "b").
-function M.subbatch(model, dev, opts)
-  local fn = "dlb.roofline.subbatch"
-  opts = checkopts(opts, sub_opts, fn)
-  dev = device(dev, fn)
-  local f
-  if type(model) == "function" then
-    f = model
-  elseif type(model) == "table" and type(model.stats) == "function" then
-    local dim = opts.dim or "b"
-    -- (before fixes9 a graph without the dim gave the same stats at every b, silently)
-    local nodim = type(model.missing_dim) == "function" and model:missing_dim(dim)
-    if nodim then error(fn .. ": " .. nodim .. ": name its batch dim with dim=", 2) end
-    f = function(b)
-      local bind = {}
-      for k, v in pairs(opts.bind or {}) do bind[k] = v end
-      bind[dim] = b
-      return model:stats(bind)
-    end
-  else
-    error(fn .. ": expected a function batch -> stats or a graph, got " .. type(model), 2)
-  end
-  local batches = opts.batches
-  if batches == nil then
-    batches = {}
-    local b = 1
-    while b <= 4096 do batches[#batches + 1] = b; b = b * 2 end
-  end
-  if type(batches) ~= "table" or #batches < 2 then error(fn .. ": batches must list at least 2 sizes", 2) end
-  for i, b in ipairs(batches) do
-    if type(b) ~= "number" or not (b > 0) or b == math.huge then
-      error(fn .. ": batches[" .. i .. "] must be positive (finite), got " .. tostring(b), 2)
-    end
-    if i > 1 and b <= batches[i - 1] then error(fn .. ": batches must increase", 2) end
-  end
-  local tol, sat_tol = opts.tol or 0.05, opts.sat_tol or 0.05
-  local topts = { precision = opts.precision, per_op = opts.per_op, cache_aware = opts.cache_aware,
-    cache_fraction = opts.cache_fraction, tile = opts.tile }
-  local curve = { batch = {}, intensity = {}, time = {}, time_per_sample = {}, util = {},
-    footprint = {}, bound = {}, fits = {} }
-  local used -- the precision the times were computed at (the device's natural one when none given)
-  for i, b in ipairs(batches) do
-    local s = f(b)
-    if type(s) ~= "table" then error(fn .. ": the model returned " .. type(s) .. " for b = " .. b, 2) end
-    local r = M.time(s, dev, topts)
-    used = r.precision
-    curve.batch[i] = b
-    curve.intensity[i] = r.intensity
-    curve.time[i] = r.time
-    curve.time_per_sample[i] = r.time / b
-    curve.util[i] = r.util
-    curve.footprint[i] = r.footprint or false
-    curve.bound[i] = r.bound
-    curve.fits[i] = r.fits
-  end
-  -- the three points are chosen among the batches that fit in memory (require_fit = false:
-  -- among all, e.g. for Hestness's models, far larger than one device, split across many)
-  local consider = {}
-  for i = 1, #batches do consider[i] = curve.fits[i] or opts.require_fit == false end
-  local imax, tmin, nfit, ncons = -math.huge, math.huge, 0, 0
-  for i = 1, #batches do
-    if curve.fits[i] then nfit = nfit + 1 end
-    if consider[i] then
-      ncons = ncons + 1
-      imax = math.max(imax, curve.intensity[i])
-      tmin = math.min(tmin, curve.time_per_sample[i])
-    end
-  end
-  local ridge = dev:ridge(used or dev:precision(opts.precision or "fp32"), opts.ridge ~= "peak")
-  local res = { curve = curve, ridge_point = ridge, n_fit = nfit }
-  if ncons == 0 then
-    res.note = string.format("no batch of the sweep (%g..%g) fits in %s's memory; the points "
-      .. "are nil", batches[1], batches[#batches], dev.name)
-  else
-    res.max_intensity, res.min_time_per_sample = imax, tmin
-    for i, b in ipairs(batches) do
-      if consider[i] then
-        if curve.fits[i] then res.max_fit = b end
-        if res.saturation == nil and curve.intensity[i] >= (1 - sat_tol) * imax then res.saturation = b end
-        if res.ridge == nil and curve.intensity[i] >= ridge then res.ridge = b end
-        if res.best == nil and curve.time_per_sample[i] <= (1 + tol) * tmin then res.best = b end
-      end
-    end
-    if nfit < #batches then
-      res.note = opts.require_fit == false
-        and string.format("%d of %d batches do not fit in %s's memory (require_fit = false: "
-          .. "considered anyway)", #batches - nfit, #batches, dev.name)
-        or string.format("batches above %g do not fit in %s's memory and were not "
-          .. "considered", res.max_fit, dev.name)
-    end
-  end
-  res.points = {
-    { name = "saturation", batch = res.saturation },
-    { name = "ridge", batch = res.ridge },
-    { name = "best", batch = res.best },
-  }
-  return res
-end
-doc.doc(M.subbatch, "dlb.roofline.subbatch(f_or_graph, hw[, {batches=, dim=, bind=, tol=0.05, "
-  .. "sat_tol=0.05, ridge='achievable'|'peak', precision=, per_op=, cache_aware=, cache_fraction=, "
-  .. "tile=, require_fit=true}]) -> {curve=, saturation=, "
-  .. "ridge=, best=, points=, n_fit=, max_fit=, note=}", "Hestness 5.2.1's three subbatch points "
-  .. "of interest over a sweep, among the batches that fit in memory (curve.fits)")
-
 -- Figures over a whole run (train, harmonic_mean, fom) live in dlbench.roofline_run;
 -- its names are dlb.roofline's.
 for k, v in pairs(require "dlbench.roofline_run") do M[k] = v end
 
--- == Hestness et al. Table 2: asymptotic costs per parameter ========================
-
--- c_t = gamma b p FLOPs, a_t = lambda p + mu b sqrt(p) bytes, f_t = delta p bytes
--- (seed 000 4.2-4.5, Table 2). The constants live once, in dlbench.scaling_domains
--- (dlb.scaling.domains[domain].costs).
-function M.hestness(domain, p, b)
-  local domains = require "dlbench.scaling_domains"
-  local d = domains[domain]
-  if d == nil then
-    error("dlb.roofline.hestness: unknown domain '" .. tostring(domain)
-      .. "' (word_lm, char_lm, nmt, speech, image)", 2)
-  end
-  local function pos(x) return type(x) == "number" and x > 0 and x < math.huge end -- NaN: false
-  if not (pos(p) and pos(b)) then
-    local function show(x) return type(x) == "number" and string.format("%g", x) or tostring(x) end
-    error("dlb.roofline.hestness: p (parameters) and b (subbatch) must be positive finite numbers, got "
-      .. show(p) .. ", " .. show(b), 2)
-  end
-  local c = require("dlbench.scaling").step_costs(d.costs, p, b)
-  return { flops = c.flops, bytes = c.bytes, footprint = c.footprint, precision = "fp32" }
-end
-doc.doc(M.hestness, "dlb.roofline.hestness(domain, p, b) -> {flops=, bytes=, footprint=}",
-  "Hestness et al. Table 2's asymptotic training-step costs for p parameters, subbatch b")
+-- Hestness et al.'s subbatch choice and Table 2 costs (subbatch, hestness) live in
+-- dlbench.roofline_hestness; its names are dlb.roofline's.
+for k, v in pairs(require "dlbench.roofline_hestness") do M[k] = v end
 
 doc.doc(M, "dlb.roofline", "costs to time on a device: time, ops, subbatch, train, fom, "
   .. "hestness (docs/hw.md)")

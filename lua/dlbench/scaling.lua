@@ -569,6 +569,18 @@ function M.project(spec, opts)
     error(fname .. ": unknown method '" .. tostring(method) .. "' (accepted: curve, ratio)", 2)
   end
   r.data_scale = r.data / m0
+  -- a target the current data already reaches (review 21): the curve meets it below the
+  -- current data, and r.data (53 samples of the word LM's 768 M for a target of 10) read as
+  -- the data to train on, without a word. Kept (where the curve reaches the target) and said:
+  -- r.target_met, r.note, printed.
+  r.target_met = r.data <= m0
+  if r.target_met then
+    local cur, which = r.current_error_fit, "the fitted curve's"
+    if method == "ratio" then cur, which = spec.current, "the measured" end
+    r.note = string.format("target %.4g already met: %s error at the current data (%s) is %.4g; "
+      .. "data is where the curve reaches the target, %.3g x the current data, not data still needed",
+      target, which, pretty.si(m0, ""), cur, r.data_scale)
+  end
   local p0, p1 = spec_params(spec, m0), spec_params(spec, r.data)
   if p0 then
     r.current_params, r.params, r.model_scale = p0, p1, p1 / p0

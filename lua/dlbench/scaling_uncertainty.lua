@@ -99,6 +99,7 @@ local function project_tostring(r)
   end
   local out = { string.format("projection to %.4g: data %s (x%.3g)%s", r.target, P.si(r.data, ""),
     r.data_scale, iv("data", "")) }
+  if r.note then out[#out + 1] = string.upper(r.note:sub(1, 1)) .. r.note:sub(2) end
   if r.params then out[#out + 1] = string.format("model %s params%s", P.si(r.params, ""), iv("params", "")) end
   if r.total_flops then
     out[#out + 1] = string.format("total %s%s over %s steps", P.si(r.total_flops, "FLOP"),

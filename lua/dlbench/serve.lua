@@ -418,7 +418,8 @@ for k in pairs(CFG) do STEP_OPTS[k] = true end
 local function split_opts(opts, fn, keys)
   opts = options.check(opts, STEP_OPTS, fn, 3, true)
   local cfg, own = {}, {}
-  for k, v in pairs(opts) do
+  for _, k in ipairs(options.keys(opts)) do -- sorted: the first refused key is named
+    local v = opts[k]
     if keys[k] then own[k] = v
     elseif STEP_OPTS[k] and not CFG[k] then
       fail(fn, "option '" .. k .. "' does not apply here (accepted: " .. options.names(CFG) .. ", "

@@ -227,7 +227,8 @@ function B.install(M, H)
     local rmax = max_rate(s, c, P, O, chunk, nmax)
     if target == nil then return rmax end
     if type(target) ~= "table" then fail(fn, "target must be a table {ttft=, tpot=, e2e=} (seconds)") end
-    for k, v in pairs(target) do
+    for _, k in ipairs(options.keys(target)) do -- sorted: the first refused key is named
+      local v = target[k]
       if k ~= "ttft" and k ~= "tpot" and k ~= "e2e" then
         fail(fn, "unknown target '" .. tostring(k) .. "' (accepted: e2e, tpot, ttft)")
       end
@@ -600,7 +601,7 @@ function B.install(M, H)
           type(m) == "number" and (m ~= m and "nan" or tostring(m)) or tostring(m)))
       end
     end
-    for k in pairs(grid) do
+    for _, k in ipairs(options.keys(grid)) do -- sorted: the first refused key is named
       local known = false
       for _, o in ipairs(ORDER) do known = known or o == k end
       if not known then

@@ -21,7 +21,7 @@ function B.install(M, H)
   -- head_dim=hidden/heads, ffn=4*hidden, vocab=32000 (Llama-2's), mlp="gelu"|"swiglu",
   -- experts=, top_k=2, every=1, window=, tied=]}.
   local function from_fields(t, fn)
-    for k in pairs(t) do
+    for _, k in ipairs(options.keys(t)) do -- sorted: the first refused key is named
       if not SPEC_KEYS[k] then
         fail(fn, "unknown model field '" .. tostring(k) .. "' (accepted: " .. names_of(SPEC_KEYS) .. ")", 3)
       end

@@ -92,7 +92,8 @@ end
 local function plan(space, order)
   if type(space) ~= "table" then error("dlb.sweep: the space must be a table {name = {values}}", 3) end
   local names, vals = {}, {}
-  for k, v in pairs(space) do
+  for _, k in ipairs(options.keys(space)) do -- sorted: the first refused key is named
+    local v = space[k]
     if type(k) ~= "string" then error("dlb.sweep: parameter names must be strings", 3) end
     if k == "" then error("dlb.sweep: a parameter name is empty (a CSV header cannot hold it)", 3) end
     if reserved[k] then

@@ -163,7 +163,8 @@ local function compile(build, p, bind, layers_dim, stats_opts, ref)
     local so = {}
     for k, v in pairs(stats_opts) do so[k] = v end
     for k, v in pairs(ref) do so[k] = v end -- reference bindings: the family of a hand-built graph
-    so = require("dlbench.models.common").with_optimizer(g, so)
+    -- (no optimizer given: step_options applies g:stats' one default rule, the model's own
+    -- else its family's: dlb.graph.default_optimizer)
     -- a bad stats option (precision = "zz" in the space) named as this function's, without
     -- the line of this file that step_options' error level pointed at
     local oko, o, inf = pcall(g.step_options, g, so)

@@ -205,7 +205,8 @@ function M.parse_csv(text, opts, name)
   end
   local types = opts.types or {}
   if type(types) ~= "table" then fail("dlb.read_csv: types must be a table {column = type}") end
-  for k, v in pairs(types) do
+  for _, k in ipairs(options.keys(types)) do -- sorted: the first refused key is named
+    local v = types[k]
     if v ~= "number" and v ~= "string" and v ~= "boolean" then
       fail(string.format("dlb.read_csv: type of '%s' must be \"number\", \"string\" or "
         .. "\"boolean\", got %s", tostring(k), tostring(v)))
@@ -247,7 +248,7 @@ function M.parse_csv(text, opts, name)
       seen[h] = j
     end
   end
-  for k in pairs(types) do
+  for _, k in ipairs(options.keys(types)) do
     local found
     for _, h in ipairs(header) do if h == k then found = true end end
     if not found then error(string.format("%s: types names column '%s', which the file lacks", name, tostring(k)), 0) end

@@ -337,6 +337,13 @@ local FOUNDRY_HW = {
   ["A100 80GB with 1600 Gbps node-node interconnect (RoCE)"] = "A100-SXM4-80GB",
   ["A100 40GB with 1600 Gbps node-node interconnect (RoCE)"] = "A100-SXM4-40GB",
 }
+-- the fp8 rows' output layer (dlbench.fp8_output): MPT ties it to the embedding, and the
+-- unembedding is SharedEmbedding.forward(unembed=True) = F.linear(input, self.weight)
+-- (llmfoundry/models/layers/custom_embedding.py), not a te.Linear: Transformer Engine's
+-- fp8_autocast leaves it in bf16
+local FOUNDRY_HEAD = { quantized = false, source = "mosaicml/llm-foundry llmfoundry/models/layers/"
+  .. "custom_embedding.py: SharedEmbedding.forward(unembed=True) is F.linear(input, self.weight), "
+  .. "not a Transformer Engine module: bf16 under te.fp8_autocast" }
 local function lf(tbl, size, seq, gpus, mfu, hfu, mb, ga, gbs, tps, prec, mpmode, shard, ckpt, nparams)
   local c = MPT[size]
   local hw = FOUNDRY_HW[tbl]
@@ -358,8 +365,9 @@ local function lf(tbl, size, seq, gpus, mfu, hfu, mb, ga, gbs, tps, prec, mpmode
     framework = "Composer + PyTorch FSDP",
     -- amp_fp8: Composer runs Transformer Engine under te.fp8_autocast with a DelayedScaling
     -- recipe (composer/core/precision.py, get_precision_context) and calls its modules
-    -- without is_first_microbatch, so weights are cast every micro-batch (dlbench.te_fp8)
-    fp8 = prec == "amp_fp8" and { scaling = "delayed", weight_cast = "micro" } or nil,
+    -- without is_first_microbatch, so weights are cast every micro-batch (dlbench.te_fp8);
+    -- MPT's tied output layer is not a TE module: bf16 (dlbench.fp8_output)
+    fp8 = prec == "amp_fp8" and { scaling = "delayed", weight_cast = "micro", output = FOUNDRY_HEAD } or nil,
     measured = { tokens_per_s = tps, per = "gpu", mfu = mfu / 100, hfu = hfu / 100 },
     source = FOUNDRY .. ", table '" .. tbl .. "', row " .. size .. " / SeqLen " .. seq .. " / "
       .. gpus .. " GPUs",

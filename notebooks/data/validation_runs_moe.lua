@@ -159,7 +159,17 @@ local function mbridge(page, ver, system, hw, model, gpus, prec, gbs, mbs, seq, 
       -- with moe below, branch finegrained)
       reduce_dtype = qwen3_recipe and "bf16" or nil,
       -- the matched preset's MoE dispatcher backend and all-to-all overlap (RECIPES_26)
-      moe_dispatcher = r26l.moe_dispatcher, moe_a2a_overlap = r26l.moe_a2a_overlap },
+      moe_dispatcher = r26l.moe_dispatcher, moe_a2a_overlap = r26l.moe_a2a_overlap,
+      -- the Qwen3-235B-A22B recipe's pipeline split (issue [21], branch qwen235, read after
+      -- the rows' errors were seen): account_for_embedding_in_pipeline_split = True and
+      -- account_for_loss_in_pipeline_split = True in every read version (Megatron-Bridge
+      -- src/megatron/bridge/recipes/qwen/qwen3_235b_a22b.py at 3594df94 model_config,
+      -- qwen3_moe.py at 2afd2d34 and h100/qwen3_moe.py at 04eb4f8d
+      -- qwen3_235b_a22b_pretrain_config, which the performance scripts' qwen3_llm_pretrain.py
+      -- starts from; set_workload_base_configs (scripts/performance/utils/overrides.py)
+      -- sets the degrees and leaves both): (94 + 2) / (pp x vp) layers a chunk, the
+      -- embedding in the first and the output layer with the loss in the last
+      pp_split = (pp > 1 and model == "Qwen3_235B_a22B" and qwen3_recipe) and "layers" or nil },
     precision = "fp8", seq = seq, framework = "NeMo " .. ver .. " (" .. page.stack .. ")",
     fp8 = fp8 or nil,
     -- the MoE layer as the Qwen3 recipe runs it (added in issue [21], branch finegrained,
@@ -251,7 +261,12 @@ local function zoo(seq, tp, cp, ep, pp, vpp, dp, fsdp, mbs, gbs, rc, meas, where
       -- every row's Dispatcher column (and the Long Context setup) says DeepEP; the scripts
       -- run it as --moe-token-dispatcher-type flex with the deepep backend
       -- (sbatch_benchmarking.sh; the model config's --moe-enable-deepep in older versions)
-      moe_dispatcher = "deepep", moe_a2a_overlap = a2a or nil },
+      moe_dispatcher = "deepep", moe_a2a_overlap = a2a or nil,
+      -- --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split
+      -- (model_configs/benchmarking/Qwen3-235B-A22B.yaml, both stored versions; issue [21],
+      -- branch qwen235, read after the rows' errors were seen): Megatron-Core's split by
+      -- count, (94 + 2) / (PP x VPP) layers a chunk
+      pp_split = pp > 1 and "layers" or nil },
     precision = "mixed_bf16", seq = seq, framework = "Megatron-Core (Megatron-MoE-ModelZoo)",
     measured = meas,
     source = ZOO .. ", " .. where,

@@ -239,6 +239,11 @@ local function setup(r, o)
       -- (layout.moe_a2a_overlap: a Megatron-Bridge preset's moe_a2a_overlap; issue 27,
       -- branch moe-bulk)
       moe_a2a_overlap = L.moe_a2a_overlap,
+      -- the pipeline's split where the source states it (layout.pp_split = "layers":
+      -- Megatron-Core's account_for_embedding_in_pipeline_split and
+      -- account_for_loss_in_pipeline_split, the planner's balance "layers"; issue [21],
+      -- branch qwen235); otherwise the planner's split balanced by the layers' FLOPs
+      balance = L.pp_split,
       -- sequence parallelism where the source states it (issue [19], third round: its
       -- time, LayerNorm and dropout on 1/tp of the sequence and the reduce-scatter +
       -- all-gather pairs, as well as its memory)

@@ -5,12 +5,7 @@
 -- With no arguments (./build.sh bench) it draws all four into out/bench/ and times them.
 local dlb = require "dlbench"
 
-local function lcg(seed)
-  return function()
-    seed = (seed * 1103515245 + 12345) % 2147483648
-    return seed / 2147483648
-  end
-end
+local lcg = require("dlbench.notebook").lcg -- bench_plot_mpl.py's lcg, exact on both backends
 
 local function heatmap(path)
   local z, xs, ys = {}, {}, {}

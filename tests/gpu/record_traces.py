@@ -20,8 +20,20 @@ Writes into OUT (default $OUT, the device tool's output folder, else ./gpu_trace
 The fixtures committed from it live in tests/fixtures/traces/gpu/ (see that README), read
 by the suite without a GPU.
 
+Sizes (SIZES below; each option overrides one): --layers, --seq, --vocab, --warmup, --steps,
+--hidden (comma-separated) and --mb (comma-separated micro-batches). On the GPU: 8 layers,
+sequence 1024, vocabulary 50257, 3 warm-up and 10 timed steps, hidden 512,1024,2048 x
+micro-batch 1,2,4,8,16,32. With --cpu: 2 layers, sequence 64, vocabulary 512, 1 warm-up and
+2 timed steps, hidden 64,128 x micro-batch 1,2, one thread (about a second of CPU, torch's
+import included). The suite (tests/sh/test_record_traces.sh) runs `--cpu --steps 5` and reads
+every trace with dlbench (tests/gpu/check_traces.lua). A torch built without Kineto (Debian's
+python3-torch 1.13) writes the legacy trace: a bare JSON array of host events in whole
+microseconds, pid "CPU functions"; one with Kineto writes its object form (traceEvents, with
+schemaVersion, deviceProperties, ... around it).
+
   python3 tests/gpu/record_traces.py                       # on the GPU machine
   python3 tests/gpu/record_traces.py --cpu --out /tmp/x    # a dry run on CPU (tiny sizes)
+  python3 tests/gpu/record_traces.py --cpu --hidden 64 --mb 1 --steps 3 --out /tmp/x
 """
 import argparse
 import csv
@@ -38,6 +50,15 @@ import time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+
+# The sizes of each mode; --layers, --seq, --vocab, --warmup, --steps, --hidden and --mb
+# override them one by one.
+SIZES = {
+    "gpu": dict(layers=8, seq=1024, vocab=50257, warmup=3, steps=10,
+                hidden=[512, 1024, 2048], mb=[1, 2, 4, 8, 16, 32]),
+    "cpu": dict(layers=2, seq=64, vocab=512, warmup=1, steps=2, hidden=[64, 128], mb=[1, 2]),
+}
 
 
 class Block(nn.Module):
@@ -172,27 +193,50 @@ def main():
     p.add_argument("--out", default=os.environ.get("OUT") or "gpu_traces")
     p.add_argument("--budget", type=float, default=420, help="seconds after which no configuration starts")
     p.add_argument("--cpu", action="store_true", help="a dry run on CPU with tiny sizes")
-    p.add_argument("--hidden", default=None, help="comma-separated hidden sizes")
-    p.add_argument("--mb", default=None, help="comma-separated micro-batches")
-    p.add_argument("--layers", type=int, default=8)
-    p.add_argument("--seq", type=int, default=1024)
-    p.add_argument("--vocab", type=int, default=50257)
-    p.add_argument("--warmup", type=int, default=3)
-    p.add_argument("--steps", type=int, default=10)
+    # the sizes: given, else the mode's defaults (SIZES); --cpu's are tiny
+    def dflt(k):
+        g, c = SIZES["gpu"][k], SIZES["cpu"][k]
+        if isinstance(g, list):
+            g, c = ",".join(map(str, g)), ",".join(map(str, c))
+        return "default %s (--cpu: %s)" % (g, c)
+    p.add_argument("--hidden", default=None, help="comma-separated hidden sizes (multiples of 64), " + dflt("hidden"))
+    p.add_argument("--mb", default=None, help="comma-separated micro-batches, " + dflt("mb"))
+    what = {"layers": "decoder blocks", "seq": "sequence length", "vocab": "vocabulary",
+            "warmup": "warm-up steps", "steps": "timed steps (median and min)"}
+    for k in ("layers", "seq", "vocab", "warmup", "steps"):
+        p.add_argument("--" + k, type=int, default=None, help="%s, %s" % (what[k], dflt(k)))
     a = p.parse_args()
+    mode = "cpu" if a.cpu else "gpu"
+    for k in ("layers", "seq", "vocab", "warmup", "steps"):
+        if getattr(a, k) is None:
+            setattr(a, k, SIZES[mode][k])
+        elif getattr(a, k) < (0 if k == "warmup" else 1):
+            p.error("--%s must be %s, got %d" % (k, ">= 0" if k == "warmup" else ">= 1", getattr(a, k)))
+    hidden, mbs = SIZES[mode]["hidden"], SIZES[mode]["mb"]
+
+    def ints(opt, text):
+        try:
+            return [int(x) for x in text.split(",")]
+        except ValueError:
+            p.error("%s: comma-separated whole numbers, got %r" % (opt, text))
+    if a.hidden:
+        hidden = ints("--hidden", a.hidden)
+    if a.mb:
+        mbs = ints("--mb", a.mb)
+    for h in hidden:
+        if h < 64 or h % 64:
+            p.error("--hidden: each size must be a multiple of 64 (64-wide heads), got %d" % h)
+    if min(mbs) < 1:
+        p.error("--mb: each micro-batch must be >= 1, got %d" % min(mbs))
     if a.cpu:
         dev = torch.device("cpu")
-        a.layers, a.seq, a.vocab, a.warmup, a.steps = 2, 64, 512, 1, 2
-        hidden, mbs = [64, 128], [1, 2]
+        # one thread: the suite runs the dry run beside its other tests on few cores, and
+        # the tiny ops gain nothing from an intra-op team
+        torch.set_num_threads(1)
     else:
         if not torch.cuda.is_available():
             raise SystemExit("record_traces.py: no CUDA device (use --cpu for a dry run)")
         dev = torch.device("cuda")
-        hidden, mbs = [512, 1024, 2048], [1, 2, 4, 8, 16, 32]
-    if a.hidden:
-        hidden = [int(x) for x in a.hidden.split(",")]
-    if a.mb:
-        mbs = [int(x) for x in a.mb.split(",")]
     os.makedirs(a.out, exist_ok=True)
     name = torch.cuda.get_device_name(0) if dev.type == "cuda" else "cpu"
     meta = {"device": name, "torch": torch.__version__,

@@ -139,9 +139,11 @@ local good = {
   { "graph_analyze", G, 0, 0, 0, 0, true, { "b" }, { 2 } },
   { "graph_symbolic", G, 0, 0, 0, 0, true, {}, {} },
   { "graph_symbolic_type", G, "matmul", {}, {} },
+  { "graph_attention_count", G }, { "graph_symbolic_attention", G, -1, {}, {} },
+  { "graph_symbolic_attention", G, 2, {}, {} }, -- refused: which is -1, 0 or 1
   { "analysis_totals", A }, { "analysis_arrays", A }, { "analysis_op_name", A, 0 }, { "analysis_op_match", A, "mm" },
   { "analysis_gemm", A, 0 }, { "analysis_gemms", A }, { "table_new", 4 }, { "analysis_layers", A }, { "analysis_layer", A, 0 },
-  { "analysis_update_tensors", A, 0, 65536 }, { "analysis_update_tensors", A, 1, 65536 }, { "analysis_step_peak", A }, { "analysis_step_loss", A },
+  { "analysis_update_tensors", A, 0, 65536 }, { "analysis_update_tensors", A, 1, 65536 }, { "analysis_step_peak", A }, { "analysis_act_peak", A }, { "analysis_step_loss", A },
   { "analysis_schedule", A }, { "analysis_exact", A }, { "analysis_op_layer_placed", A }, { "analysis_op_saved", A },
   { "analysis_op_more", A },
   { "roofline_ridge", DEV, true }, { "roofline_attainable", DEV, 10 },

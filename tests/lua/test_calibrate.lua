@@ -147,4 +147,29 @@ T.test("calibrate: bw_scale and peak.fp32 scale measured ceilings beyond 1", fun
   assert(fit.median_abs < 1e-3, "fits its own model")
 end)
 
+-- Review 21: a mistyped field ("flops_ef") returned a device named "(calibrated)" with
+-- nothing fitted, the reason only in fit.not_identifiable, which nothing printed. docs/
+-- measure.md: such fields are reported, not refused; now the report is seen: the name, the
+-- closest field, fit.not_fitted, fit.note, the printed fit and a warning on stderr.
+T.test("calibrate: a mistyped field is reported where the user sees it", function()
+  local d, fit = dlb.hw.calibrate(base, measurements(), { fields = { "flops_ef" } })
+  T.eq(d.name, "plain (nothing fitted)", "the name says nothing was fitted")
+  T.eq(d.flops_eff, base.flops_eff, "the device is the one given")
+  T.eq(fit.not_identifiable.flops_ef, "not a field of dlb.hw devices (did you mean 'flops_eff'?)")
+  T.eq(#fit.not_fitted, 1); T.eq(fit.not_fitted[1], "flops_ef")
+  assert(fit.note:find("1 of 1 fields not fitted (flops_ef: not a field of dlb.hw devices "
+    .. "(did you mean 'flops_eff'?)); NOTHING was fitted", 1, true), fit.note)
+  local text = tostring(fit)
+  assert(text:find("calibration: nothing fitted", 1, true) and text:find("NOT FITTED: ", 1, true), text)
+  -- one of two fitted: the device is calibrated, the note names the other
+  local d2, f2 = dlb.hw.calibrate(base, measurements(), { fields = { "flops_eff", "flops_ef" } })
+  T.eq(d2.name, "plain (calibrated)")
+  assert(f2.fields.flops_eff, "flops_eff fitted")
+  assert(f2.note:find("1 of 2 fields not fitted (flops_ef", 1, true) and not f2.note:find("NOTHING", 1, true), f2.note)
+  assert(tostring(f2):find("calibration: flops_eff = ", 1, true), tostring(f2))
+  -- everything fitted: no note
+  local _, f3 = dlb.hw.calibrate(base, measurements(), { fields = { "flops_eff", "bw_eff" } })
+  T.eq(f3.note, nil); T.eq(#f3.not_fitted, 0)
+end)
+
 T.done()

@@ -46,12 +46,19 @@ T.test("an imported graph's family is not known without bound dims; a from_hf gr
   T.eq(fw.origin[s].family, "transformer")
 end)
 
-T.test("dlb.sweep.compile without reference bindings: refused where the family matters", function()
+T.test("dlb.sweep.compile without reference bindings: the family found from the step's structure", function()
   local G = GRAPHS[1]
-  T.checkerr("graph 'gpt2_like': its family (transformer or other) is not known from its model",
-    dlb.sweep.compile, G.build, {}, G.dims, nil, { framework = "fsdp", precision = "mixed" })
-  T.checkerr("give ref = {dim = value, ...}", dlb.sweep.compile, G.build, {}, G.dims, nil,
-    { framework = "auto" })
+  -- issue [18] item 2: g:stats finds an imported graph's family from its step with the
+  -- unbound dims bound for the look alone (the family is the structure, not the sizes), so a
+  -- compile without ref = no longer needs refusing (it did before: "its family (transformer
+  -- or other) is not known from its model"); equal to g:stats at every point
+  for _, prof in ipairs { "fsdp", "auto" } do
+    local P = dlb.sweep.compile(G.build, {}, G.dims, nil, { framework = prof, precision = "mixed" })
+    for _, pt in ipairs(POINTS) do
+      T.near(P.totals(pt).bytes, stats_at(G, prof, pt).bytes, 1e-12, prof .. " at " .. table.concat(pt, ","))
+    end
+  end
+  T.eq(symbolic(G):stats{}.optimizer, "adamw", "the family's default optimizer, dims unbound")
   -- megatron-lm applies the same passes to either family: compiled, and equal to g:stats
   local P = dlb.sweep.compile(G.build, {}, G.dims, nil, { framework = "megatron-lm", precision = "mixed" })
   for _, pt in ipairs(POINTS) do

@@ -56,10 +56,11 @@ T.test("g:stats: the algorithmic step by default; framework= applies the profile
   -- megatron-lm 2021: no FlashAttention, fused elementwise kernels and optimizer, the loss
   -- over fp32 logits (vocab_parallel_cross_entropy(output.float()): xent_fp32), one QKV GEMM
   -- whose output q, k, v are views of (qkv, qkv_views), a causal decoder's upper-triangular
-  -- softmax kernels with the attention dropout's backward its own (softmax_causal)
+  -- softmax kernels with the attention dropout's backward its own (softmax_causal), local
+  -- DDP's per-micro-batch main_grad.add_ of every gradient (grad_accum)
   local sm = g:stats { precision = "mixed", framework = "megatron-lm" }
   T.eq(sm.bytes, g:stats { precision = "mixed", fuse = { "elementwise", "optimizer", "xent_fp32",
-    "qkv", "qkv_views", "softmax_causal" } }.bytes)
+    "qkv", "qkv_views", "softmax_causal", "grad_accum" } }.bytes)
   -- CNNs under pytorch-ddp: the foreach optimizer only (BN + ReLU stay separate)
   local rn = dlb.models.resnet { depth = 18, batch = 2, image = 64 }
   T.eq(rn:stats { framework = "pytorch-ddp" }.bytes, rn:stats { fuse = { "optimizer", "optimizer_foreach" } }.bytes)
@@ -103,11 +104,12 @@ T.test("roofline.time: the default profile, none = before profiles, provenance",
   assert(tostring(r):find("framework torchtitan (default), calibration catalogue", 1, true), tostring(r))
   -- a plan row's defaults in one order on every run (the profile's, by name, then the
   -- call's): megatron-lm sets its optimizer's launches (apex FusedAdam), overlap, phase_sync,
-  -- pp_scatter and its ZeRO stage (0: no distributed optimizer)
+  -- pp_scatter, tp_async and its ZeRO stage (0: no distributed optimizer)
   local rp = dlb.parallel.evaluate { graph = g, hw = "A100-SXM4-80GB", dp = 1, batch = 2, m = 1,
     framework = "megatron-lm" }
-  T.eq(rp.defaults, "optimizer_impl apex, overlap 0, phase_sync true, pp_scatter true, zero 0, calibration catalogue, "
-    .. "attention_flops causal, precision mixed", "the defaults' text")
+  T.eq(rp.defaults, "optimizer_impl apex, overlap 0, phase_sync true, pp_scatter true, tp_async true, zero 0, "
+    .. "calibration catalogue, "
+    .. "attention_flops causal, precision mixed (fp16 peak)", "the defaults' text")
   -- CNNs get the current PyTorch profile
   local c = R.time(dlb.models.resnet { depth = 18, batch = 2, image = 64 }:stats {}, "A100")
   T.eq(c.framework, "pytorch-ddp")

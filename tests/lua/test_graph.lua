@@ -20,7 +20,7 @@ T.test("mlp goldens", function()
   -- hand derivation (b=32, h=1024): params 784*1024 + 1024*10 = 813056;
   -- fwd 2*32*784*1024 + 32*1024 + 2*32*1024*10 + 4*32*10 = 52069632;
   -- bwd 640 + 2*655360 + 32768 + 51380224 = 52724352; sgd update 2*813056 = 1626112
-  local s = mlp():stats{ b = 32, h = 1024 }
+  local s = mlp():stats{ b = 32, h = 1024, optimizer = "sgd" }
   T.eq(s.params, 813056)
   T.eq(s.flops_fwd, 52069632)
   T.eq(s.flops_bwd, 52724352)
@@ -37,13 +37,42 @@ T.test("mlp goldens", function()
   T.eq(a.breakdown.optimizer, 2 * 4 * 813056)
 end)
 
+T.test("the default optimizer: one rule for every graph source (issue [18] item 2)", function()
+  -- a hand-built graph names no optimizer: its family's (an MLP: "other", torchvision's
+  -- recipe, SGD momentum 0.9: 4 FLOPs per parameter, dlb.graph.optimizers), said in the
+  -- stats and their provenance; the caller's choice kept
+  local s = mlp():stats{ b = 32, h = 1024 }
+  T.eq(s.optimizer, "momentum")
+  T.eq(s.flops_update, 4 * 813056)
+  assert(s.optimizer_source:find("other family's default", 1, true), s.optimizer_source)
+  assert(table.concat(s.provenance.defaults, ";"):find("optimizer momentum", 1, true))
+  local e = mlp():stats{ b = 32, h = 1024, optimizer = "sgd" }
+  T.eq(e.optimizer_source, "given")
+  T.eq(#e.provenance.defaults, 0, "nothing defaulted")
+  -- the rule itself: the model's own, else the family's
+  T.eq(dlb.graph.default_optimizer({ model = { optimizer = "rmsprop" } }, "transformer"), "rmsprop")
+  T.eq(dlb.graph.default_optimizer({}, "transformer"), "adamw")
+  T.eq(dlb.graph.default_optimizer({}, "other"), "momentum")
+  T.eq(dlb.graph.default_optimizer({}, nil), "momentum")
+  -- a hand-built transformer block (an attention pattern in its step): AdamW
+  local g = dlb.graph("attn")
+  local x = g:input("x", { "b", "s", 64 })
+  local q = g:matmul(x, g:weight("wq", { 64, 64 }))
+  local k = g:matmul(x, g:weight("wk", { 64, 64 }))
+  local v = g:matmul(x, g:weight("wv", { 64, 64 }))
+  local a = g:softmax(g:scale(g:matmul(q, g:transpose(k, { 1, 3, 2 }))))
+  g:loss(g:mse(g:matmul(a, v), g:label("y", { "b", "s", 64 })))
+  T.eq(g:stats{ b = 2, s = 16 }.optimizer, "adamw", "bound")
+  T.eq(g:stats{}.optimizer, "adamw", "symbolic: the family read from the structure")
+end)
+
 T.test("symbolic stats", function()
   local g = mlp()
-  local s = g:stats{}
+  local s = g:stats{ optimizer = "sgd" }
   T.eq(tostring(s.flops), "3198*b*h + 60*b + 1588*h")
   T.eq(tostring(s.params), "794*h")
-  T.eq(s.flops{ b = 32, h = 1024 }, g:stats{ b = 32, h = 1024 }.flops)
-  T.eq(tostring(g:stats{ h = 10 }.flops), "32040*b + 15880")
+  T.eq(s.flops{ b = 32, h = 1024 }, g:stats{ b = 32, h = 1024, optimizer = "sgd" }.flops)
+  T.eq(tostring(g:stats{ h = 10, optimizer = "sgd" }.flops), "32040*b + 15880")
   T.checkerr("needs every dim bound; no value for b, h", function() return s.footprint end)
   T.checkerr("no value for h", function() return g:ops{ b = 1 } end)
 end)

@@ -176,7 +176,7 @@ T.test("define: the DESIGN example and defaults", function()
   T.eq(dlb.hw.get("mine"), mine, "registered")
   local d = dlb.hw.define { name = "defaults", peak = { fp32 = 1e12 }, mem_bw = 1e11, mem = 1e9 }
   T.eq(d.flops_eff, 0.8, "default flops_eff"); T.eq(d.bw_eff, 0.7, "default bw_eff")
-  T.checkerr("already defined", dlb.hw.define, { name = "mine", peak = { fp32 = 1 }, mem_bw = 1, mem = 1 })
+  T.checkerr("already defined", dlb.hw.define, { name = "mine", peak = { fp32 = 1 }, mem_bw = 1, mem = 1, toy = true })
   local r = dlb.hw.define { name = "mine", peak = { fp32 = 2e12 }, mem_bw = 1e11, mem = 1e9,
     replace = true }
   T.eq(dlb.hw.get("mine").peak.fp32, 2e12, "replaced")

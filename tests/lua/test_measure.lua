@@ -183,6 +183,11 @@ T.test("measure: the host recorded with the PyTorch fixture steps", function()
   h:close()
   assert(text:find("^# host.csv"), "header comment")
   assert(text:find("load average %d+%.%d+"), "load average recorded")
+  -- branch host-traces-1t: the steps' GEMMs on one OpenBLAS thread too, and checked: the
+  -- process's CPU time over the stepping thread's (2026-11-24's two-thread GEMMs: ~2)
+  assert(text:find("OPENBLAS_NUM_THREADS=1", 1, true), "one BLAS thread recorded")
+  local procs = tonumber(text:match("CPU time over the stepping thread's was at most ([%d.]+)"))
+  assert(procs and procs >= 1 and procs < 1.05, "one thread busy in the steps: " .. tostring(procs))
   local d = dlb.hw.load(path, { replace = true })[1]
   T.eq(d.name, "host-traces", "name")
   T.eq(d.kind, "cpu", "kind")

@@ -182,7 +182,7 @@ T.test("megatron-lm: the fp32 cross-entropy's host ops and kernels (18 + 8, fp32
   -- none from C++)
   local s1 = g:stats { framework = "megatron-lm", precision = "mixed" }
   local s0 = g:stats { framework = dlb.frameworks.derive("megatron-lm", { fuse = { "elementwise",
-    "optimizer", "qkv", "qkv_views", "softmax_causal" } }), precision = "mixed" }
+    "optimizer", "qkv", "qkv_views", "softmax_causal", "grad_accum" } }), precision = "mixed" }
   local H = dlb.hw.get("A100-80GB")
   local h = dlb.frameworks.host_of("megatron-lm")
   T.near(dlb.roofline.time(s1, H).host_time - dlb.roofline.time(s0, H).host_time, 24 * h, 1e-9,
@@ -203,8 +203,13 @@ T.test("megatron-lm: Q, K, V as one GEMM h -> 3h, q k v as views (ColumnParallel
   eq(m["bwd h0/attn/q/grad_a"].bytes, 3 * x + 3 * W + x, "dX: read dY (3h) and W, write dx once")
   eq(m["bwd h0/attn/q/grad_a"].flops, 3 * 2 * s * h * h + 2 * s * h,
     "dX: the three GEMMs and the two accumulations of dx")
-  eq(m["bwd h0/attn/q/grad_b"].bytes, x + 3 * x + 3 * W, "dW: read x once and dY, write the 3h weights")
-  eq(m["bwd h0/attn/q/bias/reduce"].bytes, 3 * (x + b), "one bias reduction over 3h")
+  -- and local DDP's main_grad.add_ of the one query_key_value weight and bias (grad_accum:
+  -- megatron/model/distributed.py param_hook; 3 x the gradient's bytes each)
+  eq(m["bwd h0/attn/q/grad_b"].bytes, x + 3 * x + 3 * W + 3 * 3 * W,
+    "dW: read x once and dY, write the 3h weights; then main_grad += them")
+  eq(m["bwd h0/attn/q/bias/reduce"].bytes, 3 * (x + b) + 3 * 3 * b,
+    "one bias reduction over 3h; then main_grad += it")
+  T.eq(m["bwd h0/attn/q/grad_b"].host_ops, 2, "the dW GEMM and one add_ for the fused weight")
   for _, n in ipairs { "h0/attn/k/grad_a", "h0/attn/v/grad_b", "h0/attn/k/bias/reduce", "h0/attn/q/accum" } do
     eq(m["bwd " .. n].bytes + m["bwd " .. n].flops, 0, n .. ": inside the one kernel")
   end

@@ -58,7 +58,10 @@ T.test("aliases a researcher would guess are accepted and listed", function()
     params(models.paradnn.fc { nodes = 64, output = 10 }), "paradnn.fc hidden/classes")
   T.eq(params(models.gpt { depth = 2, width = 128, heads = 2 }),
     params(models.gpt { layers = 2, hidden = 128, heads = 2 }), "gpt depth/width")
-  T.checkerr("name the same thing", models.word_lm, { seq = 10, steps = 10 })
+  -- the name before its alias, every run and both backends (pairs() order named them either
+  -- way: under Lua 5.4, whose string hashes are seeded per run, about one run in two failed)
+  T.checkerr("options steps and seq name the same thing", models.word_lm, { seq = 10, steps = 10 })
+  T.checkerr("options output and classes name", models.paradnn.fc, { classes = 10, output = 10 })
   T.checkerr("steps (seq)", models.word_lm, { sequence = 10 })
   for _, n in ipairs(models.names) do
     local spec = models.options(n)

@@ -7,8 +7,8 @@
 -- refuses offload), give the same update phase. Both backends.
 -- Tolerances: the host's update is one rule (dlb.roofline.cpu_update_time over the trainable
 -- parameters: g:stats' count, the planner's optimizer partition) in both: 1e-9. The step:
--- 1e-9 without a host model; with one, the forward/backward residual of test_optim_step.lua
--- (5e-3).
+-- 1e-9, with a host model too (issue [18] item 5: the update ops outside a launch model run
+-- after the backward on both paths; 5e-3 was allowed before).
 local T = require "harness"
 local dlb = require "dlbench"
 local R = dlb.roofline
@@ -76,7 +76,7 @@ T.test("roofline.time = evaluate (dp 1): the host's update and the device's phas
       T.near(r.update_device_saved, e.update_device_saved, 1e-9, what .. ": the device phase left out")
       assert(r.update_device_saved > 0, what .. ": the device had an update phase")
       local d = math.abs(r.time - e.step) / e.step
-      assert(d <= 5e-3, what .. ": step " .. r.time .. " vs " .. e.step)
+      assert(d <= 1e-9, what .. ": step " .. r.time .. " vs " .. e.step)
       if d > worst[1] then worst = { d, what } end
       local rn, en = both(nohost(name), off)
       T.near(rn.time, en.step, 1e-9, what .. " without a host model: step")

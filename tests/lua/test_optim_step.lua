@@ -218,13 +218,14 @@ T.test("framework none and a non-Adam optimizer: no launch model, as before", fu
   local r, e = both("none")
   T.eq(r.update_time, 0, "none")
   T.near(r.time, e.step, 1e-12, "none: step")
-  -- SGD's update has no launch counts (dlb_analysis_update_tensors counts Adam / AdamW)
-  -- (no launch model under a host model: roofline.time issues the update ops in the step's
-  -- stream, where the analysis puts them; the planner runs the update phase after the others
-  -- from a synchronisation point: a residual of where the sync is, not of the host rule)
+  -- SGD's update has no launch counts (dlb_analysis_update_tensors counts Adam / AdamW): no
+  -- launch model; under a host model both paths run its update ops after the backward, one
+  -- kernel each, device and host seconds two streams from the synchronisation point there
+  -- (dlb_step_time's DLB_UPD_OPS, the planner's dlb_stream_time; issue [18] item 5: before,
+  -- roofline.time issued them inside the backward where the analysis puts them, 5e-3 allowed)
   local rs, es = both("fsdp", "sgd")
   T.eq(rs.update_time, 0, "fsdp with sgd")
-  assert(rel(rs.time, es.step) <= 5e-3, "sgd step " .. rs.time .. " vs " .. es.step)
+  T.near(rs.time, es.step, 1e-9, "sgd step")
 end)
 
 -- the compiled program P's time at values pt, on H as dlb.sweep.model sees it under profile

@@ -122,4 +122,22 @@ T.test("options.check walks a proxy's __pairs on both backends", function()
     { a = true }, "f").a, 1, "a proxy of known keys passes")
 end)
 
+T.test("checkers name the first of several bad keys in sorted order, not pairs() order", function()
+  -- pairs() order differs between backends and, for string keys, between runs of Lua 5.4
+  -- (its string hashes are seeded per run): options.keys sorts, numbers before strings
+  local ks = options.keys({ b = 1, a = 2, [2] = 0, [1] = 0, B = 3 })
+  T.eq(table.concat(ks, " "), "1 2 B a b", "options.keys")
+  T.checkerr("got a list with the field 'aa'", options.specs, { {}, zz = 1, aa = 2, mm = 3 },
+    { x = true }, "f", 0)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w")); f:write("a,b\n1,2\n"); f:close()
+  T.checkerr("type of 'a' must be", dlb.read_csv, path, { types = { z = "int", a = "float", m = "x" } })
+  T.checkerr("types names column 'c', which the file lacks", dlb.read_csv, path,
+    { types = { z = "number", c = "number", m = "number" } })
+  os.remove(path)
+  local L7 = dlb.serve.model(dlb.models.llama { size = "7b", batch = 1, seq = 16 })
+  T.checkerr("unknown target 'a'", dlb.serve.max_rate, L7, { hw = "H100-SXM", target = { z = 1, a = 1, m = 1 } })
+  T.checkerr("unknown model field 'a'", dlb.serve.model, { layers = 2, heads = 32, hidden = 64, z = 1, a = 1, m = 1 })
+end)
+
 T.done()

@@ -210,6 +210,31 @@ T.test("partition and bubble", function()
   T.checkerr("stages", P.partition, { 1, 2 }, 3)
 end)
 
+-- balance = "layers": Megatron-Core's split by count with account_for_embedding_in_pipeline_
+-- split and account_for_loss_in_pipeline_split (transformer_block.py get_num_layers_to_build:
+-- (layers + 2) / pp a stage): an embedding of no FLOPs, two unit blocks and a head of three
+-- units over pp 2. By FLOPs {embed, b, b | head}: 2 units against 3; by count {embed, b | b,
+-- head}: 1 against 4, so the compute is 4/3 of the FLOP split's. Three layers do not divide
+-- into two stages: an error naming the counts (graphs/parallel/planner.c).
+T.test("pipeline: split by count (balance = \"layers\")", function()
+  local ops = {
+    { name = "embed", layer = 0, flops = 0, params = 10 },
+    { name = "b1", layer = 1, flops = 3e9, params = 100 },
+    { name = "b2", layer = 2, flops = 3e9, params = 100 },
+    { name = "head", layer = 3, flops = 9e9, params = 300 },
+  }
+  local ls = P.layers.from_ops(ops, { per = 1 })
+  local function ev(o)
+    local a = { layers = ls, hw = V100, bw = 1e9, batch = 4, pp = 2, m = 4, schedule = "gpipe" }
+    for k, v in pairs(o) do a[k] = v end
+    return P.evaluate(a)
+  end
+  local byf, byc = ev {}, ev { balance = "layers" }
+  T.near(byc.compute / byf.compute, 4 / 3, 1e-12, "the head's stage sets the pace")
+  T.checkerr("needs the 4 layers to divide into pp 3", ev, { balance = "layers", pp = 3 })
+  T.checkerr("balance", ev, { balance = "blocks" })
+end)
+
 T.test("pipeline: GPipe step and embedding sharding", function()
   local ls = P.layers.word_lm { h = 4096, v = 200000, q = 20, l = 2 }
   local cl = P.cluster { per_node = 4, nodes = 1, intra = { bw = 56e9, latency = 0 } }

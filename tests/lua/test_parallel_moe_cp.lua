@@ -328,6 +328,13 @@ T.test("Megatron-Core's combined 1F1B (moe_a2a_overlap): the all-to-alls beside 
   T.eq(a.moe_a2a_overlap, false, "off by default"); T.eq(a.ep_hidden, 0, "nothing hidden")
   T.eq(b.moe_a2a_overlap, true, "the row says it ran")
   assert(b.ep_hidden > 0 and b.ep_hidden <= a.ep_comm * 3 / 4 + 1e-12, "at most the paired 3/4 hidden")
+  -- within a node every all-to-all is shorter than the compute beside it, so each one of the
+  -- paired 3/4 costs f of itself: NCCL's 32 p2p channels of the H100's 132 SMs (planner_dp.c's
+  -- rule in the schedule, planner_moe.c dlb_par_a2a_contention); a device of twice the SMs
+  -- loses half as much
+  T.near(b.ep_hidden, a.ep_comm * 3 / 4 * (1 - 32 / 132), 1e-9, "hidden: the paired 3/4 less f")
+  local b2 = evaluate_with(o, { moe_a2a_overlap = true, hw = dlb.hw.get("H100-SXM"):with { sm_count = 264 } })
+  T.near(b.ep_hidden / b2.ep_hidden, (1 - 32 / 132) / (1 - 32 / 264), 1e-9, "f = 32 / sm_count")
   T.near(b.ep_comm, a.ep_comm - b.ep_hidden, 1e-12, "ep_comm: the exposed all-to-alls")
   T.near(b.step, a.step - b.ep_hidden, 1e-9, "the step shorter by what was hidden")
   T.near(b.compute, a.compute, 1e-12, "the same kernels")

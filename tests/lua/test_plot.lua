@@ -391,16 +391,19 @@ T.test("the standard figures lay out without overlapping text", function()
 end)
 
 T.test("the gallery (one of each figure type) has no overlapping text", function()
-  DLB_GALLERY = { out = tmp("gallery"), docs = tmp("gallery_docs"), strict = true }
-  dofile("notebooks/gallery.lua")
-  DLB_GALLERY = nil
+  DLB_GALLERY = { strict = true }
+  local saved_arg = arg
+  arg = { tmp("nb") } -- luacheck: ignore
+  local ok, err = pcall(dofile, "notebooks/gallery.lua")
+  arg, DLB_GALLERY = saved_arg, nil -- luacheck: ignore
+  assert(ok, err)
   for _, name in ipairs { "heatmap", "boxplot", "roofline", "bars_stacked", "bars_signed",
                           "learning_curve", "scatter", "panels", "heatmap_diverging" } do
     for _, ext in ipairs { "png", "pdf", "svg" } do
-      assert(exists(tmp("gallery/" .. name .. "." .. ext)), name .. "." .. ext)
+      assert(exists(tmp("nb/gallery/" .. name .. "." .. ext)), name .. "." .. ext)
     end
   end
-  local w = plot.png_size(tmp("gallery_docs/heatmap.png"))
+  local w = plot.png_size(tmp("nb/gallery/readme/heatmap.png"))
   T.eq(w, 363, "README copy at 110 dpi")               -- 3.3 in x 110 dpi
 end)
 

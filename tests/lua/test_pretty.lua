@@ -147,6 +147,10 @@ T.test("whole floats print as integers (counts), others as Lua prints them", fun
   T.eq(fmt(25557032.0), "25557032", "a float count")
   T.eq(fmt(1.5), "1.5", "a fraction")
   T.eq(fmt(2 ^ 60), tostring(2 ^ 60), "beyond 2^53")
+  -- 2^-21 = 4.76837158203125e-07 lies halfway at the 14th digit: C's printf (Lua 5.4's
+  -- tostring) rounds it to even, LuaJIT's tostring away from zero; dlb.pretty prints the former
+  T.eq(fmt(2 ^ -21), "4.7683715820312e-07", "halfway at the 14th digit, both backends")
+  T.eq(fmt(-1 / 0) .. " " .. fmt({ 0.1 }), "-inf { 0.1 }", "infinity and a list")
 end)
 
 -- Review 11: a NaN printed "-nan" under dlbench (Lua 5.4 writes the sign x86's 0/0 carries)

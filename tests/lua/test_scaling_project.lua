@@ -109,4 +109,26 @@ T.test("project: the spec's constants checked by name (review 20)", function()
     { curve = S.fit(xs, ys), data_size = 1e9, desired = 0.01 }, { bootstrap = 10, seed = "1" })
 end)
 
+-- Review 21: a target above the current error (the current data already reaches it) gave
+-- less than one sample's worth of training without a word. Hestness et al. Table 1, word LM:
+-- current error 3.37 at 768 M words, desired 2.48 (dlb.scaling.domains.word_lm).
+T.test("project: a target the current data already meets is said (target_met, note)", function()
+  local d = S.domains.word_lm
+  local r = S.project(d)
+  T.eq(r.target_met, false, "Table 1's desired 2.48 needs more data")
+  T.eq(r.note, nil)
+  local m = S.project(d, { target = 10 })
+  T.eq(m.target_met, true)
+  assert(m.data < d.data_size and m.data_scale < 1, "where the curve reaches 10: below the current data")
+  assert(m.note:find("target 10 already met: the fitted curve's error at the current data (768 M) is 3.369", 1, true), m.note)
+  assert(tostring(m):find("Target 10 already met", 1, true), tostring(m))
+  -- at the current error exactly: met (data_scale 1)
+  local e = S.project(d, { target = m.current_error_fit })
+  T.near(e.data_scale, 1, 1e-9, "the curve's own error at the current data")
+  -- method ratio: the measured current error is named
+  local q = S.project({ alpha = 5, beta_g = -0.3, data_size = 1e9, current = 0.01 }, { target = 0.02, method = "ratio" })
+  T.eq(q.target_met, true)
+  assert(q.note:find("the measured error at the current data (1 G) is 0.01", 1, true), q.note)
+end)
+
 T.done()

@@ -87,7 +87,9 @@ T.test("sweep.model: a default only some devices applied names them", function()
   for i = 1, r.rows:count() do
     local row = r.rows:row(i)
     local prof = row.family == "gpt" and "torchtitan" or "pytorch-ddp"
-    T.eq(row.defaults, "framework " .. prof .. ", calibration catalogue, precision bf16 (on TPUv4)")
+    -- review 21: each device's choice is named, the GPU's fp32 as the TPU's bf16
+    T.eq(row.defaults, "framework " .. prof .. ", calibration catalogue, precision fp32 (on H100-SXM), "
+      .. "precision bf16 (on TPUv4)")
   end
   -- one device: no device named, the per-configuration path's text exactly
   local one = dlb.sweep.model(build, { family = { "gpt" }, batch = { 1 }, device = "TPUv4" },
@@ -150,7 +152,8 @@ T.test("sweep.model: group_by tables keep the provenance as keys; heat maps as m
     local row = g:row(i)
     T.eq(row.count, 2) -- the two devices of one family
     total = total + row.count
-    T.eq(row.defaults, "framework " .. row.framework .. ", calibration catalogue, precision bf16 (on TPUv4)")
+    T.eq(row.defaults, "framework " .. row.framework .. ", calibration catalogue, precision fp32 "
+      .. "(on H100-SXM), precision bf16 (on TPUv4)")
   end
   T.eq(total, 8)
   -- the sorted keys stay the caller's

@@ -524,6 +524,30 @@ T.test("dlb.sweep.model: errors name what is wrong", function()
     g:loss(g:mse(x, g:label("y", { "b", 16 })))
     return g
   end, {}, { "b" }, "layers", nil, { b = 4 })
+  -- issue [18] item 5: the zoo's encoder-decoder under the elementwise pass: its last encoder
+  -- norm's backward kernel sums one cross-attention K and V gradient per decoder layer, a
+  -- cost that grows with the layers (its totals are affine, a program's classes are not):
+  -- refused, naming that kernel and what to use; layers = false compiles one build per
+  -- value and equals dlb.roofline.time
+  local function encdec(p)
+    return dlb.models.transformer { layers = p.layers, hidden = 128, heads = 4, ffn = 256,
+      vocab = 1000, seq = 32, batch = p.batch }
+  end
+  local es = { layers = { 1, 2 }, batch = { 2 }, device = { "H100-SXM" } }
+  local eo = { bind = { "batch" }, stats = { framework = "megatron-lm", precision = "mixed" } }
+  T.checkerr("not affine in layers: op 'encoder2/ln2/grad' at layers = 3 costs what no op at "
+    .. "layers = 2 does, its FLOPs or bytes change with the layer count", dlb.sweep.model, encdec, es, eo)
+  T.checkerr("sweep layers as a structure dim (dlb.sweep.model's layers = false: one build per "
+    .. "value) or time the configurations with dlb.roofline.time", dlb.sweep.model, encdec, es, eo)
+  local er = dlb.sweep.model(encdec, es, { bind = { "batch" }, layers = false, keep = true,
+    stats = eo.stats })
+  T.eq(er.rows:count(), 2, "encoder-decoder rows")
+  for i = 1, 2 do
+    local row = er.rows:row(i)
+    local rt = dlb.roofline.time(encdec { layers = row.layers, batch = "batch" }:stats {
+      batch = 2, framework = "megatron-lm", precision = "mixed" }, "H100-SXM")
+    T.near(row.time, rt.time, 1e-9, "encoder-decoder, layers = " .. row.layers)
+  end
   -- recompute by sqrt(layers) segments is not affine in layers: refused; layers = false
   -- makes layers a structure dim (one build per value) and works
   T.checkerr("recompute segments", dlb.sweep.model, gpt, space, { bind = { "batch", "seq" },

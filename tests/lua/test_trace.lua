@@ -220,6 +220,35 @@ T.test("a negative dur, junk after the gzip stream, a gzip bomb streamed (fixes9
   T.eq(dlb.trace.summary(DIR .. "bomb_80mib.json.gz", { max_bytes = 2 ^ 27 }).steps, 0, "max_bytes= raises it")
 end)
 
+T.test("nest: equal ranges nest in the file's order, as the summary does (torch-traces)", function()
+  -- The legacy exporter (Debian's torch 1.13, built without Kineto) writes whole
+  -- microseconds, so a range and its only child often tie: ViewBackward0 at 1655 for 1 us
+  -- and its aten::reshape at 1655 for 1 us (tests/gpu/record_traces.py --cpu). The profiler
+  -- writes the parent first. nest's sort (not stable) broke such ties either way: 129 of
+  -- these 300 pairs came out inverted, the reshape holding the ViewBackward0, while the
+  -- summary (acc_feed) kept the file's order.
+  local ev = { '{"ph":"X","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":10000}' }
+  for i = 1, 300 do
+    ev[#ev + 1] = string.format('{"ph":"X","name":"ViewBackward0","pid":1,"tid":1,"ts":%d,"dur":1}', 10 * i)
+    ev[#ev + 1] = string.format('{"ph":"X","name":"aten::reshape","pid":1,"tid":1,"ts":%d,"dur":1}', 10 * i)
+  end
+  local t = dlb.trace.parse("[" .. table.concat(ev, ",") .. "]")
+  local inverted, n = 0, 0
+  for _, e in ipairs(dlb.trace.nest(t)) do
+    if e.row.name == "aten::reshape" then
+      n = n + 1
+      if e.parent.row.name ~= "ViewBackward0" then inverted = inverted + 1 end
+      T.eq(e.phase, "backward", "the reshape's phase: its parent's")
+    end
+  end
+  T.eq(n, 300, "reshapes")
+  T.eq(inverted, 0, "reshapes not under their ViewBackward0")
+  -- the summary gives the reshape the 1 us (its parent keeps 0): the same nesting
+  local s = dlb.trace.summary(t)
+  T.eq(s.by_kind:row(1).kind, "aten::reshape", "the kind with the time")
+  T.near(s.by_phase.backward, 300e-6, 1e-12, "backward time")
+end)
+
 T.test("the column order of dlb.trace matches the C enums (FFI backend sees them)", function()
   if dlb.backend ~= "ffi" then return end
   local C = dlb.core.C
@@ -227,6 +256,60 @@ T.test("the column order of dlb.trace matches the C enums (FFI backend sees them
   T.eq(C.DLB_TRACE_NAME, 0, "name"); T.eq(C.DLB_TRACE_TYPES, 6, "types"); T.eq(C.DLB_TRACE_NSTRINGS, 7, "strings")
   T.eq(C.DLB_MEASURE_COPY, dlb.measure.kernels.copy, "copy"); T.eq(C.DLB_MEASURE_ADD, dlb.measure.kernels.add, "add")
   T.eq(C.DLB_MEASURE_TRIAD, dlb.measure.kernels.triad, "triad"); T.eq(C.DLB_MEASURE_RELU, dlb.measure.kernels.relu, "relu")
+end)
+
+-- Review 21: notebooks/measure.lua printed "FP32 utilisation (TBD eq. 2) 155.9%" for the
+-- recorded mlp b=256 step against the one-thread host peak (host.csv, 135.04 GFLOP/s fp32):
+-- the fixtures of 2026-11-24 ran their GEMMs on two OpenBLAS threads. Re-recorded on one
+-- (branch host-traces-1t, 2026-11-29 11:03 UTC, OPENBLAS_NUM_THREADS=1; host.csv: 130.98
+-- GFLOP/s): the step is 8.026 ms (was 3.913) and eq. 2 reads 78.4%, a utilisation (78.5% with
+-- the momentum update counted, before models.lua stated the recorded steps' plain SGD).
+-- Eq. 2 over the step time of a CPU-only trace: FLOPs / (peak x step time); above 1 flagged.
+T.test("summary: the recorded mlp b=256 step against its one-thread peak; above 100% is flagged", function()
+  local fx = dofile(DIR .. "models.lua")
+  local rhost = dlb.hw.load(DIR .. "host.csv", { replace = true })[1]
+  local run = fx.runs[5]
+  T.eq(run.label, "mlp b=256")
+  local flops = fx.stats(run).flops
+  local t = dlb.trace.read(DIR .. run.file)
+  local s = dlb.trace.summary(t, { hw = rhost, flops = flops, cores = 1 })
+  T.near(s.step_time, 8.0265e-3, 1e-9, "the median recorded step (host-traces-1t)")
+  T.near(s.fp32_util, flops / (rhost.peak.fp32 * s.step_time), 1e-12, "eq. 2 on a CPU trace")
+  T.near(s.fp32_util, 0.7837, 1e-3, "the notebook's 78.4%")
+  T.eq(s.fp32_util_above_peak, nil); T.eq(s.fp32_util_note, nil)
+  assert(tostring(s):find("FP32 utilisation (TBD eq. 2) 78.4%", 1, true), tostring(s))
+  -- against a peak too low for the run (half the recorded one): 156.7%, flagged, not printed
+  local low = rhost:with { name = "host-traces at half peak", peak = { fp32 = rhost.peak.fp32 / 2 } }
+  local s2 = dlb.trace.summary(t, { hw = low, flops = flops, cores = 1 })
+  T.near(s2.fp32_util, 2 * s.fp32_util, 1e-12, "twice")
+  T.eq(s2.fp32_util_above_peak, true)
+  assert(s2.fp32_util_note:find("156.7% is above 100%: the peak (host-traces at half peak's fp32, 65.5 GFLOP/s) is too low", 1, true),
+    s2.fp32_util_note)
+  local text = tostring(s2)
+  assert(text:find("FP32 utilisation (TBD eq. 2) NOT VALID: 156.7% is above 100%", 1, true), text)
+  assert(not text:find("FP32 utilisation (TBD eq. 2) 156.7%", 1, true), text)
+end)
+
+-- The pairing is honest (branch host-traces-1t): every recorded MLP step's GEMMs (aten::addmm
+-- and aten::mm, self time per step) run at or below the one-thread OpenBLAS peak of the host
+-- recorded with them. The 2026-11-24 fixtures' ran at 145-236 GFLOP/s (two threads) against
+-- 135; these at 41.0 (b=16) to 118.1 (b=2048) GFLOP/s against 130.98 (90% at most).
+T.test("fixtures: the MLP steps' GEMM rate is at or below the recorded one-thread peak", function()
+  local rhost = dlb.hw.load(DIR .. "host.csv", { replace = true })[1]
+  local lo, hi = math.huge, 0
+  for _, run in ipairs(fx.runs) do
+    if run.model == "mlp" then
+      local cmp = dlb.trace.compare(dlb.trace.read(DIR .. run.file), fx.stats(run), rhost)
+      local g
+      for i = 1, cmp:count() do if cmp:row(i).key == "gemm" then g = cmp:row(i) end end
+      local rate = g.flops / g.measured
+      assert(rate <= rhost.peak.fp32, run.label .. ": GEMMs at " .. rate / 1e9 .. " GFLOP/s")
+      lo, hi = math.min(lo, rate), math.max(hi, rate)
+    end
+  end
+  T.near(lo / 1e9, 41.0, 0.05, "mlp b=16")
+  T.near(hi / 1e9, 118.1, 0.05, "mlp b=2048")
+  T.near(hi / rhost.peak.fp32, 0.90, 0.005, "90% of the peak at most")
 end)
 
 T.done()

@@ -24,7 +24,7 @@ local LAYOUT_COUNTS = { dp = true, tp = true, pp = true, cp = true, ep = true, e
   micro_batch = true, grad_accum = true, global_batch = true, interleave = true }
 local LAYOUT_KEYS = { schedule = true, recompute = true, zero = true, sequence_parallel = true,
   cp_algo = true, recompute_modules = true, reduce_dtype = true, recompute_every = true,
-  moe_dispatcher = true, moe_a2a_overlap = true }
+  moe_dispatcher = true, moe_a2a_overlap = true, pp_split = true }
 for k in pairs(LAYOUT_COUNTS) do LAYOUT_KEYS[k] = true end
 local SCHEDULES = { ["1f1b"] = true, interleaved = true }
 local RECOMPUTE = { full = true, selective = true, selective_op = true }   -- (torchtitan's per-op AC)
@@ -65,7 +65,10 @@ local function check_row(r, i, names)
     local te = require "dlbench.te_fp8"
     if r.precision ~= "fp8" then error(where .. ": fp8 (a recipe) on a " .. r.precision .. " row", 0) end
     if type(r.fp8) ~= "table" then error(where .. ": fp8 must be a table {scaling=, weight_cast=}", 0) end
-    reject_unknown(r.fp8, { scaling = true, weight_cast = true }, where .. " fp8")
+    reject_unknown(r.fp8, { scaling = true, weight_cast = true, output = true }, where .. " fp8")
+    -- the output layer's precision the source shows (dlbench.fp8_output's field)
+    local ok, e = pcall(require("dlbench.fp8_output").check, r.fp8.output, where, 0)
+    if not ok then error(e, 0) end
     if r.fp8.scaling ~= nil and not te.SCALINGS[r.fp8.scaling] then
       error(where .. ": fp8.scaling '" .. tostring(r.fp8.scaling) .. "' is unknown", 0)
     end
@@ -139,6 +142,13 @@ local function check_row(r, i, names)
   -- Megatron-Core's combined 1F1B all-to-all overlap the source states (a boolean)
   if L.moe_a2a_overlap ~= nil and type(L.moe_a2a_overlap) ~= "boolean" then
     error(where .. ": layout.moe_a2a_overlap must be true or false", 0)
+  end
+  -- the pipeline split the source states: "layers" (Megatron-Core's account_for_embedding /
+  -- account_for_loss split, the planner's balance "layers"), which needs pipeline chunks and
+  -- the model's layers (its blocks + the embedding + the loss) whole in every chunk: checked
+  -- where the row is predicted (the planner's error names the counts)
+  if L.pp_split ~= nil and (L.pp_split ~= "layers" or not L.pp or L.pp < 2) then
+    error(where .. ": layout.pp_split must be \"layers\", with pp > 1", 0)
   end
   if L.cp_algo ~= nil and not ({ ring = true, allgather = true, alltoall = true })[L.cp_algo] then
     error(where .. ": layout.cp_algo must be ring, allgather or alltoall", 0)

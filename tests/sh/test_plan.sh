@@ -52,8 +52,34 @@ out=$("$dlb" plan tests/fixtures/onnx/resnet50.onnx --hw V100 --gpus 8 --tokens 
 # the defaults name the optimizer whose state the footprint holds, the model's (review 11:
 # "fp32 master weights and Adam state" for every model; the zoo ResNet trains with momentum)
 out=$("$dlb" plan resnet --hw A100 --gpus 8 2>&1); rc=$?
-[ $rc -eq 0 ] && echo "$out" | grep -qE "^defaults .*fp32 master weights and optimizer state\); optimizer=momentum \(the model's\)" \
+[ $rc -eq 0 ] && echo "$out" | grep -qE "^defaults .*fp32 master weights and optimizer state\); optimizer=momentum \(the model's: resnet\)" \
   && ! echo "$out" | grep -q "Adam" && t_ok "plan: the model's optimizer named" || t_fail "plan: optimizer named" "rc=$rc: $out"
+
+# review 21: a device without power (TPU v5e: Cloud TPU docs give none) leaves energy_j
+# null with the reason in energy_note, the text's words; the defaults name the peak "mixed"
+# runs at (bf16: TPU v5e has no fp16 peak); a CPU host cannot run the default
+out=$("$dlb" plan tests/fixtures/hf/llama-2-7b.json --hw TPUv5e --gpus 256 --tokens 1e9 2>&1); rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "^energy *unknown: TPUv5e has no power figure in the catalogue" \
+  && echo "$out" | grep -q "^defaults .*precision=mixed (16-bit tensors on the bf16 peak" \
+  && t_ok "plan: a device without power says so (text)" || t_fail "plan: no power (text)" "rc=$rc: $out"
+"$dlb" plan tests/fixtures/hf/llama-2-7b.json --hw TPUv5e --gpus 256 --tokens 1e9 --json >"$tmp/t.json" 2>"$tmp/e"; rc=$?
+out=$("$dlb" -e "local j = dlb.core.json_read('$tmp/t.json')
+  assert(j.energy_j == nil, 'no power: no energy')
+  assert(j.energy_note == 'unknown: TPUv5e has no power figure in the catalogue', tostring(j.energy_note))
+  assert(j.precision == 'mixed' and j.precision_peak == 'bf16')
+  print('ok')" 2>&1)
+[ $rc -eq 0 ] && [ "$out" = ok ] && t_ok "plan --json: energy_note says why energy_j is null" \
+  || t_fail "plan --json energy_note" "rc=$rc $(cat "$tmp/e") $out"
+"$dlb" plan tests/fixtures/hf/llama-2-7b.json --hw H100 --gpus 64 --json >"$tmp/n.json" 2>"$tmp/e"; rc=$?
+out=$("$dlb" -e "local j = dlb.core.json_read('$tmp/n.json')
+  assert(j.energy_j == nil and j.energy_note:find('per-step figures only', 1, true), tostring(j.energy_note))
+  print('ok')" 2>&1)
+[ $rc -eq 0 ] && [ "$out" = ok ] && t_ok "plan --json without --tokens: energy_note" \
+  || t_fail "plan --json no tokens" "rc=$rc $(cat "$tmp/e") $out"
+"$dlb" plan tests/fixtures/hf/llama-2-7b.json --hw Skylake --gpus 8 >"$tmp/o" 2>"$tmp/e"; rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] \
+  && grep -q "no precision was given and the default, mixed, cannot run on device 'Skylake-n1-32' (it has fp64, fp32): pass --precision one of those" "$tmp/e" \
+  && t_ok "plan: a CPU host cannot run the default mixed, said in one line" || t_fail "plan: CPU default" "rc=$rc $(cat "$tmp/e")"
 
 "$dlb" plan nosuchmodel --hw H100 --gpus 8 >"$tmp/o" 2>"$tmp/e"; rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] && grep -q "'nosuchmodel' is neither a file nor a zoo model" "$tmp/e" \
@@ -127,5 +153,14 @@ out=$("$dlb" info tests/fixtures/hf/gpt2.json --hw H100 --framework fsdp 2>&1); 
 out=$("$dlb" info tests/fixtures/hf/gpt2.json 2>&1)
 echo "$out" | grep -q "^defaults .*precision=fp32 (--precision).*no device (--hw adds the roofline time)" \
   && t_ok "info names the defaults it applied" || t_fail "info defaults" "$out"
+# review 21: on a TPU (no fp32 peak, Cloud TPU v4 docs) the fp32 counts are timed at bf16,
+# and the defaults say so; on a GPU the counts' fp32 is the time's
+out=$("$dlb" info tests/fixtures/hf/gpt2.json --hw TPUv4 2>&1)
+echo "$out" | grep -q "^on TPUv4 .* of the bf16 peak" \
+  && echo "$out" | grep -q "^defaults .*precision=fp32 for the counts, bf16 for the time (TPUv4's default precision) (--precision)" \
+  && t_ok "info --hw TPUv4: the time's precision named" || t_fail "info TPU precision" "$out"
+out=$("$dlb" info tests/fixtures/hf/gpt2.json --hw H100 2>&1)
+echo "$out" | grep -q "^defaults .*precision=fp32 (--precision)" && ! echo "$out" | grep -q "for the counts, " \
+  && t_ok "info --hw H100: fp32 counts and time" || t_fail "info GPU precision" "$out"
 
 t_done

@@ -23,7 +23,11 @@ return {
   stack_overlap = { grad_reduce = true, param_gather = true },
   gather = { unit = "block", prefetch = "XLA latency-hiding scheduler" },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = nil,
-  zero = 3, slack = nil, fp8 = nil,
+  zero = 3, slack = nil,
+  -- fp8 (MaxText's quantization = "fp8" on its dense layers) not read beyond the output
+  -- layer, which stays 16-bit: its GEMMs at the 16-bit peak (dlbench.fp8_output)
+  fp8 = { output = { quantized = false, source = "MaxText/layers/decoders.py: logits_dense is "
+    .. "built without the quantisation config (\"We do not quantize the logits matmul.\")" } },
   dispatch = { per_op = 0, source = "compiled: one XLA executable per step, no per-op host "
     .. "dispatch (Frostig et al. 2018, 'Compiling machine learning programs via high-level "
     .. "tracing')" },

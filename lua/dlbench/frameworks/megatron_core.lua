@@ -44,6 +44,10 @@ return {
   fp8 = { recipe = "delayed scaling (te.recipe.DelayedScaling: per-tensor scales from an amax "
     .. "history); fp8 GEMMs in the linear layers, attention in bf16",
     scaling = "delayed", weight_cast = "step",
+    -- the output layer stays bf16: its GEMMs at the 16-bit peak (dlbench.fp8_output)
+    output = { quantized = false, source = "megatron/core/models/gpt/gpt_model.py: "
+      .. "GPTModel.output_layer = tensor_parallel.ColumnParallelLinear (a plain torch GEMM, not "
+      .. "a Transformer Engine module: TE's fp8 autocast leaves it in bf16)" },
     source = "NVIDIA Transformer Engine docs, 'Using FP8 with Transformer Engine'; "
       .. "megatron/core/extensions/transformer_engine.py (TELinear.forward: is_first_microbatch)" },
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude; CUDA graphs "
@@ -61,7 +65,21 @@ return {
   -- p2p_communication.py sends the whole tensor (1/tp of the sequence under sequence
   -- parallelism, which the planner's seq_par divides)
   selective = "attention core",
+  -- the column-parallel linear's input-gradient all-reduce (reduce-scatter under sequence
+  -- parallelism) beside its weight-gradient GEMM: Megatron-Core's tensor_parallel/layers.py
+  -- LinearWithGradAccumulationAndAsyncCommunication and Transformer Engine's Linear /
+  -- LayerNormLinear backward ("Overlap dgrad-RS/AR with wgrad": async_op=True, then the wgrad
+  -- GEMM); the planner's tp_async. TE's userbuffers (tp_comm_overlap) are another mechanism,
+  -- off by default and not modelled
+  -- With sequence parallelism the same linear all-gathers its input again beside its dX GEMM
+  -- (it saved only the local shard); tp_async times that too (planner_tp.c, branch sp-backward-ag)
+  tp_async = true,
   sources = {
+    "Megatron-Core ModelParallelConfig.__post_init__: async_tensor_model_parallel_allreduce "
+      .. "off under sequence parallelism ('sequence_parallelism already does this async'); "
+      .. "Transformer Engine transformer_engine/pytorch/module/linear.py _Linear.backward: "
+      .. "'Overlap dgrad-RS/AR with wgrad' (column parallel: reduce_scatter or allreduce of "
+      .. "dgrad with async_op=True, then the wgrad GEMM): tp_async",
     "NVIDIA Megatron-Core docs (megatron.core.transformer, TransformerConfig): "
       .. "apply_rope_fusion, bias_activation_fusion, masked_softmax_fusion; attention through "
       .. "Transformer Engine's DotProductAttention (cuDNN FusedAttention or flash-attn backends)",

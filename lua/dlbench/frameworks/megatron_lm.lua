@@ -15,7 +15,12 @@ return {
   -- scores, and in the backward its first r + 1 gradients and probabilities), and the
   -- attention dropout is torch.nn.Dropout, its backward a kernel of its own
   -- (megatron/model/transformer.py ParallelAttention.attention_dropout; fusion.c causal_softmax)
-  fuse = { "elementwise", "optimizer", "xent_fp32", "qkv", "qkv_views", "softmax_causal" },
+  -- grad_accum: local DDP's param_hook, main_grad.add_(param.grad) for every parameter after
+  -- every micro-batch's backward (megatron/model/distributed.py; gradient accumulation fusion
+  -- is off for fp16: megatron/arguments.py sets it False without
+  -- --accumulate-allreduce-grads-in-fp32; graphs/step/fusion_grad.c)
+  fuse = { "elementwise", "optimizer", "xent_fp32", "qkv", "qkv_views", "softmax_causal",
+    "grad_accum" },
   -- the optimizer step as the stack runs it (frameworks.lua OPTIMIZER_IMPLS; fusion.c)
   optimizer_impl = { kind = "fused", grad_clip = false,
     launch = "apex",
@@ -74,6 +79,17 @@ return {
   -- the activation, the receiver all-gathers it over NVLink (Narayanan et al. 2021 sec. 4.1;
   -- megatron/p2p_communication.py, split_tensor_into_1d_equal_chunks / gather_split_1d_tensor)
   pp_scatter = true,
+  -- the backward of a column-parallel linear (QKV, FC1) all-reduces its input gradient with
+  -- async_op=True and runs its weight-gradient GEMM while it is in flight, handle.wait()
+  -- after (--async-tensor-model-parallel-allreduce, on by default since late 2021 with
+  -- tp > 1, CUDA_DEVICE_MAX_CONNECTIONS=1; under --sequence-parallel its reduce-scatter
+  -- likewise): the planner's tp_async (docs/parallel.md, docs/validation.md). This one
+  -- field is the early-2022 code's (02bb1f5c, below), not the 2021 code's (aed2f75, a
+  -- synchronous all-reduce): the profile's Korthikanti rows ran the 2022 code, and vTrain does
+  -- not state its version; a 2021 run is dlb.frameworks.derive("megatron-lm", {tp_async = false})
+  -- With sequence parallelism the same linear all-gathers its input again beside its dX GEMM
+  -- (it saved only the local shard); tp_async times that too (planner_tp.c, branch sp-backward-ag)
+  tp_async = true,
   -- every micro-batch's forward and backward timed by timers whose start() and stop() call
   -- torch.cuda.synchronize() (megatron/global_vars.py _Timer, megatron/schedules.py
   -- forward_step 'forward-compute', backward_step 'backward-compute'; Megatron-LM 2021 to
@@ -82,6 +98,14 @@ return {
   -- phase_sync, docs/parallel.md)
   sync = "phase",
   sources = {
+    "NVIDIA/Megatron-LM megatron/mpu/layers.py at 02bb1f5c (early 2022): "
+      .. "ColumnParallelLinearWithAsyncAllreduce.backward: grad_input = "
+      .. "grad_output.matmul(weight); handle = all_reduce(grad_input, async_op=True); "
+      .. "grad_weight = grad_output.t().matmul(input); handle.wait(); "
+      .. "ColumnParallelLinearWithSequenceParallelism: the reduce-scatter of grad_input "
+      .. "likewise; megatron/arguments.py: --no-async-tensor-model-parallel-allreduce (on by "
+      .. "default), off under sequence parallelism (which overlaps its own), "
+      .. "CUDA_DEVICE_MAX_CONNECTIONS=1",
     "Narayanan et al. 2021 (SC21, arXiv 2104.04473) sec. 4.2 'Computation optimizations': "
       .. "fused kernels for bias + GeLU and scale + mask + softmax; sec. 3.5 full recompute",
     "NVIDIA/Megatron-LM megatron/optimizer/__init__.py (2021): from apex.optimizers import "

@@ -42,6 +42,10 @@ return {
   -- Megatron-Bridge rows' FP8-CS / FP8-MX are other recipes: a derived profile each
   fp8 = { recipe = "delayed scaling (Transformer Engine), fp8 linear-layer GEMMs, bf16 attention",
     scaling = "delayed", weight_cast = "step",
+    -- the output layer stays bf16: its GEMMs at the 16-bit peak (dlbench.fp8_output)
+    output = { quantized = false, source = "NeMo 2 builds Megatron-Core's GPTModel, whose "
+      .. "output_layer is a tensor_parallel.ColumnParallelLinear (megatron/core/models/gpt/"
+      .. "gpt_model.py), not a Transformer Engine module: bf16 under TE's fp8 autocast" },
     source = "NeMo docs, performance_summary.md / mixed precision training: fp8 via Transformer Engine" },
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude): for issue [19]" },
   -- No `moe` field: the planner's moe_impl "mcore" (Megatron-Core's MoE layer op by op:
@@ -57,12 +61,26 @@ return {
   -- p2p_communication.py sends the whole tensor (1/tp of the sequence under sequence
   -- parallelism, which the planner's seq_par divides)
   selective = "attention core",
+  -- the column-parallel linear's input-gradient all-reduce (reduce-scatter under sequence
+  -- parallelism) beside its weight-gradient GEMM: Megatron-Core's tensor_parallel/layers.py
+  -- LinearWithGradAccumulationAndAsyncCommunication and Transformer Engine's Linear /
+  -- LayerNormLinear backward ("Overlap dgrad-RS/AR with wgrad": async_op=True, then the wgrad
+  -- GEMM); the planner's tp_async. TE's userbuffers (tp_comm_overlap) are another mechanism,
+  -- off by default and not modelled
+  -- With sequence parallelism the same linear all-gathers its input again beside its dX GEMM
+  -- (it saved only the local shard); tp_async times that too (planner_tp.c, branch sp-backward-ag)
+  tp_async = true,
   -- sequence parallelism with tensor parallelism: NeMo's configurations turn it on
   -- (NVIDIA/NeMo-Framework-Launcher launcher_scripts/conf/training/gpt3/175b.yaml
   -- "sequence_parallel: True"; the NeMo 2.0 pretrain recipes, nemo/collections/llm/recipes,
   -- "sequence_parallelism: bool = True"); the planner's seq_par unless the caller says
   seq_par = true,
   sources = {
+    "Megatron-Core ModelParallelConfig.__post_init__: async_tensor_model_parallel_allreduce "
+      .. "off under sequence parallelism ('sequence_parallelism already does this async'); "
+      .. "Transformer Engine transformer_engine/pytorch/module/linear.py _Linear.backward: "
+      .. "'Overlap dgrad-RS/AR with wgrad' (column parallel: reduce_scatter or allreduce of "
+      .. "dgrad with async_op=True, then the wgrad GEMM): tp_async",
     "NVIDIA/NeMo docs/source/performance/performance_summary.md (commit 070a0bb): the measured "
       .. "rows of the validation table, Megatron-Core + Transformer Engine",
     "NeMo LLM recipes (2024): overlap_grad_reduce, overlap_param_gather, distributed optimizer on",

@@ -14,7 +14,11 @@ return {
       "profiles)" },
   gather = { unit = "none" },
   overlap = nil, fsdp_overlap = nil, bucket_bytes = nil, slack = nil,
-  zero = nil, fp8 = nil, dispatch = nil,
+  zero = nil, dispatch = nil,
+  -- no fp8 recipe; the graph engine's own fp8 step quantises every GEMM, the output layer's
+  -- too (dlbench.fp8_output: the pre-profile behaviour)
+  fp8 = { output = { quantized = true, source = "no stack: the graph engine's own fp8 step, "
+    .. "every GEMM at the step's precision" } },
   -- no stack to limit them: every policy the planner models, as the caller asks
   recompute = { "none", "full", "selective", "selective_op" },
   sources = { "dlbench itself: the unfused algorithmic graph of g:stats (docs/graph.md)" },

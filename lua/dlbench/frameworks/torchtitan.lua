@@ -30,6 +30,11 @@ return {
   -- config/job_config.py; parallelize_llama.py passes it to fully_shard's mp_policy)
   reduce_dtype = "fp32",
   fp8 = { recipe = "float8 linear layers (torchao, tensorwise dynamic scaling)",
+    -- the output layer stays bf16: its GEMMs at the 16-bit peak (dlbench.fp8_output)
+    output = { quantized = false, source = "torchtitan/float8.py (2024-25): "
+      .. "convert_to_float8_training(model, ..., module_filter_fn=lambda mod, fqn: fqn != "
+      .. "\"output\"); later releases (torchtitan/components/quantization/float8.py) take "
+      .. "filter_fqns from the job config, the float8 configs and docs listing \"output\"" },
     source = "pytorch/torchtitan docs/float8.md" },
   dispatch = { per_op = 10e-6, source = "ESTIMATE (eager PyTorch order of magnitude; torch.compile "
     .. "optional): for issue [19]" },

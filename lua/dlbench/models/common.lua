@@ -115,13 +115,21 @@ function M.options(opts, spec, what)
   end
   local bad = require("dlbench.options").unknown(opts, known, what, nil, valid_names(spec))
   if bad then error(bad, 0) end
-  for k in pairs(opts) do
-    local s = known[k]
-    if canon[s[1]] then
-      error(string.format("%s: options %s and %s name the same thing (accepted: %s)", what,
-        canon[s[1]], tostring(k), valid_names(spec)), 0)
+  -- in the spec's order, each name before its aliases: pairs() order named the two the other
+  -- way round from run to run under Lua 5.4 (its string hashes are seeded per run) and
+  -- between backends ("options steps and seq" / "options seq and steps")
+  for _, s in ipairs(spec) do
+    local names = s[5] or {}
+    for i = 0, #names do
+      local k = i == 0 and s[1] or names[i]
+      if opts[k] ~= nil then
+        if canon[s[1]] then
+          error(string.format("%s: options %s and %s name the same thing (accepted: %s)", what,
+            canon[s[1]], k, valid_names(spec)), 0)
+        end
+        canon[s[1]] = k
+      end
     end
-    canon[s[1]] = k
   end
   local o = {}
   for _, s in ipairs(spec) do
@@ -167,24 +175,15 @@ function M.spec_text(spec)
   return table.concat(r, "\n")
 end
 
--- g:stats of a zoo graph: dlb.graph's g:stats with the model's default optimizer
--- (g.model.optimizer) unless the call names one. One shared function (not a closure per
--- graph), so help(g.stats) finds its text. dlb.graph's own g:stats reads no graph-level
--- default, hence the override; g:flops, g:params, g:ops, g:summary go through it.
+-- g:stats of a zoo graph: dlb.graph's g:stats, whose one default rule
+-- (dlb.graph.default_optimizer, lua/dlbench/graph_setups.lua) counts the model's default
+-- optimizer (g.model.optimizer) unless the call names one. One shared function (not a
+-- closure per graph), so help(g.stats) finds its text; g:flops, g:params, g:ops, g:summary
+-- go through it. (Before issue [18] item 2 this filled the optimizer in itself, so a zoo
+-- graph's and an imported graph's defaults were two rules.)
 local base_stats = graph.Graph.stats
--- The options b of a g:stats call with the zoo graph's default optimizer filled in (also
--- what dlb.sweep.model compiles with).
-function M.with_optimizer(self, b)
-  local optimizer = type(self) == "table" and type(self.model) == "table" and self.model.optimizer
-  if optimizer and (b == nil or (type(b) == "table" and b.optimizer == nil)) then
-    local c = { optimizer = optimizer }
-    for k, v in pairs(b or {}) do c[k] = v end
-    b = c
-  end
-  return b
-end
 function M.stats(self, b)
-  return base_stats(self, M.with_optimizer(self, b))   -- a tail call: its errors name the caller's line
+  return base_stats(self, b)   -- a tail call: its errors name the caller's line
 end
 
 -- Run builder f(opts) with LoRA adapters lora = {rank=, targets=} (or nil) set for the graph

@@ -200,18 +200,27 @@ local function screen(path, g, kind, b, opts)
   -- the time model applies a profile where the counts above have none (docs/frameworks.md,
   -- "Defaults"): the line names the one it used (review 11: the screen timed the family's
   -- default profile and its defaults line said framework=none)
-  local timed_fw
+  local timed_fw, timed_prec
   if opts.hw then
     local r = require("dlbench.roofline").time(s, opts.hw)
     timed_fw = r.framework
+    -- the time's precision when the device chose another (a TPU's bf16 for fp32 counts)
+    if r.precision_source == "device" and r.precision ~= s.precision then timed_prec = r.precision end
     out[#out + 1] = string.format("on %-12s %s per step (%s-bound, %.0f%% of the %s peak, framework %s), %s",
       opts.hw.name, require("dlbench.pretty").seconds(r.time), r.bound, 100 * r.util, r.precision or s.precision,
       tostring(r.framework),
       r.fits and "fits its memory" or ("does not fit its memory (short by " .. si(r.shortfall or 0, "B") .. ")"))
   end
   if #applied > 0 then applied[1] = "bindings " .. applied[1] .. " (unbound dims: sequence-like 128, others 1)" end
-  if not opts.precision then applied[#applied + 1] = "precision=" .. s.precision .. " (--precision)" end
-  applied[#applied + 1] = "optimizer=" .. s.optimizer .. " (the model's)"
+  if not opts.precision then
+    -- review 21: a TPU timed the fp32 counts at bf16 while this line said fp32 only
+    applied[#applied + 1] = "precision=" .. s.precision .. (timed_prec and (" for the counts, "
+      .. timed_prec .. " for the time (" .. opts.hw.name .. "'s default precision)") or "") .. " (--precision)"
+  end
+  -- g:stats' one default rule (dlb.graph.default_optimizer), the source as the stats say it
+  if s.optimizer_source ~= "given" then
+    applied[#applied + 1] = "optimizer=" .. s.optimizer .. " (" .. tostring(s.optimizer_source) .. ")"
+  end
   if not opts.hw then applied[#applied + 1] = "no device (--hw adds the roofline time)" end
   if not opts.framework then
     applied[#applied + 1] = (timed_fw and timed_fw ~= "none")
