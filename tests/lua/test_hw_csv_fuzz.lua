@@ -272,9 +272,9 @@ T.test("regressions: hexadecimal and binary numbers are not catalogue numbers", 
     T.checkerr("fz.csv:2: column 'fp32': '" .. v .. "' is not a finite number", dlb.hw.parse_csv,
       "name,fp32,mem_bw,mem\nfz," .. v .. ",1e12,1e10\n", "fz.csv")
     T.checkerr("column 'levels': 'L1:" .. v .. ":1e12' is not name:size:bw", dlb.hw.parse_csv,
-      "name,fp32,mem_bw,mem,levels\nfz,1,1e12,1e10,L1:" .. v .. ":1e12\n", "fz.csv")
+      "name,fp32,mem_bw,mem,levels\nfz,1e12,1e12,1e10,L1:" .. v .. ":1e12\n", "fz.csv")
     T.checkerr("column 'levels': 'L1:1:" .. v .. "' is not name:size:bw", dlb.hw.parse_csv,
-      "name,fp32,mem_bw,mem,levels\nfz,1,1e12,1e10,L1:1:" .. v .. "\n", "fz.csv")
+      "name,fp32,mem_bw,mem,levels\nfz,1e12,1e12,1e10,L1:1:" .. v .. "\n", "fz.csv")
   end
   local s = dlb.hw.parse_csv("name,fp32,mem_bw,mem,levels\nfz, 2.5e12 ,1e12,1e10,L1:4e4:2e12;DRAM::1e11\n")
   T.eq(s[1].peak.fp32, 2.5e12, "a decimal number with spaces around it")
@@ -284,7 +284,7 @@ end)
 
 T.test("regressions: source cells and texts read back as written (fuzz-long)", function()
   local function one(cell)
-    return dlb.hw.parse_csv("name,fp32,mem_bw,mem,note,source\nfz,1,1e12,1e10,n," .. cell .. "\n", "fz.csv")[1]
+    return dlb.hw.parse_csv("name,fp32,mem_bw,mem,note,source\nfz,1e12,1e12,1e10,n," .. cell .. "\n", "fz.csv")[1]
   end
   local function again(spec) -- written by to_csv, read back
     local t = dlb.hw.to_csv({ dlb.hw.device(spec, "fz") })
@@ -305,11 +305,11 @@ T.test("regressions: source cells and texts read back as written (fuzz-long)", f
   T.eq(s.source.fabric, nil, "an empty text says nothing")
   T.eq(again(s).source.all, "x: y; mem:", "the rest reads back")
   -- a NUL byte inside a quoted note: the reader takes it, the writer quoted it not
-  local n = dlb.hw.parse_csv('name,fp32,mem_bw,mem,note\nfz,1,1e12,1e10,"a\0b"\n', "fz.csv")[1]
+  local n = dlb.hw.parse_csv('name,fp32,mem_bw,mem,note\nfz,1e12,1e12,1e10,"a\0b"\n', "fz.csv")[1]
   T.eq(again(n).note, "a\0b", "a NUL byte in a note reads back")
   -- a field's text that would be cut on reading: an error naming the device and the field
   T.checkerr("device 'fz': source.mem holds '; NAME: '", dlb.hw.to_csv,
-    { dlb.hw.device({ name = "fz", peak = { fp32 = 1 }, mem_bw = 1e12, mem = 1e10,
+    { dlb.hw.device({ name = "fz", peak = { fp32 = 1e12 }, mem_bw = 1e12, mem = 1e10,
       source = { mem = "a; peak: b", note = "c" } }, "fz") })
 end)
 
