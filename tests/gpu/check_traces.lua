@@ -66,7 +66,7 @@ test("a trace for each configuration that ran, and no other", function()
 end)
 
 -- The bounds between the profiled step's span in the trace and measured.csv's timed steps
--- (the same configuration's training step): at least 0.3 times the fastest timed step, at
+-- (the same configuration's training step): at least 1/50 of the fastest timed step, at
 -- most 50 times their median. They catch a unit slip (s, ms, us, ns: a factor of 1000) or a
 -- span from elsewhere in the trace; they cannot be tight on a shared machine, where the
 -- profiled step is one sample and as long as a scheduler slice (2-7 ms in the --cpu dry
@@ -75,7 +75,11 @@ end)
 -- above: one preemption of the profiled step alone multiplies it. Seen on 2026-11-29 (three
 -- dry runs side by side, load average 5-8 on 2 cores): 0.90-8.9 times the fastest step (48
 -- configurations), 0.05-18.6 times the median (84): a bound of 10 on the median flaked.
-local SPAN_LO, SPAN_HI = 0.3, 50 -- x step_ms_min, x step_ms_median
+-- And in the whole suite of a fresh clone (2026-11-29 11:30 UTC, every test beside it):
+-- 0.163 times the fastest timed step (trace_h64_mb2: the profiled step ran in a quiet moment,
+-- every timed one was slowed), so the lower bound is 1/50 of the fastest step, as the upper
+-- is 50 times the median: either still catches a factor of 1000.
+local SPAN_LO, SPAN_HI = 0.02, 50 -- x step_ms_min, x step_ms_median
 
 -- The events that nest under range e (by the parent links of dlb.trace.nest).
 local function under(e, anc)

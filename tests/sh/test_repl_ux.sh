@@ -52,8 +52,10 @@ tm_line 'dlb.roofline.time({flops = 1e12, bytes = 1e9}, "V100-SXM2-16GB")'
 tm_wait "on V100-SXM2-16GB (" 1 10
 tm_line 'print("END" .. "4")'
 tm_wait "END4" 1 10
-if tm_screen | grep -q "^stats: training step (sgd, fp32), 16 params, .* FLOP" \
-  && tm_screen | grep -q "^roofline: .* ms on V100-SXM2-16GB (fp32, graph), compute-bound"; then
+# (momentum: the default optimizer of a graph that names none and is not a transformer,
+# branch defaults-one; the precision says why it was chosen, review 21)
+if tm_screen | grep -q "^stats: training step (momentum, fp32), 16 params, .* FLOP" \
+  && tm_screen | grep -q "^roofline: .* ms on V100-SXM2-16GB (fp32: the device's natural precision, graph), compute-bound"; then
   t_ok "stats and roofline results print as one line with units"
 else
   t_fail "stats and roofline results print as one line with units" "$(tm_screen | grep -v '^$' | tail -n 8)"
