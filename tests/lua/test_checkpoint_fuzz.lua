@@ -29,19 +29,9 @@ local ckpt = require "dlbench.sweep_model_checkpoint"
 
 -- (a resumed dlb.sweep.model run compiles its 3 structures again: about 45 ms a case, a
 -- dlb.sweep run 4 ms, so the suite runs fewer of the first)
-local CASES = tonumber(os.getenv("DLB_CKFUZZ_CASES") or "")
-local SWEEP_CASES, MODEL_CASES = CASES or 150, CASES or 60
-local SEED = tonumber(os.getenv("DLB_CKFUZZ_SEED") or "") or 1
-local VERBOSE = os.getenv("DLB_CKFUZZ_VERBOSE")
-
--- Park-Miller: the same sequence under both backends (math.random differs)
-local state = (SEED * 7919) % 2147483647
-if state == 0 then state = 1 end
-local function rnd(n) -- 1 .. n
-  state = (state * 48271) % 2147483647
-  return state % n + 1
-end
-local function pick(list) return list[rnd(#list)] end
+local F = require("fuzz_setup")("CKFUZZ") -- cases, seed, verbosity; Park-Miller rnd / pick
+local SWEEP_CASES, MODEL_CASES = F.cases or 150, F.cases or 60
+local SEED, VERBOSE, rnd, pick = F.seed, F.verbose, F.rnd, F.pick
 
 -- the files on a RAM disk where there is one: every resumed run fsyncs its checkpoint at the end
 local function isdir(d) local f = io.open(d .. "/."); if f then f:close() return true end return false end

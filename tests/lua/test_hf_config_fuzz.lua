@@ -23,17 +23,9 @@ local dlb = require "dlbench"
 local core = require "dlbench.backend"
 local json = require "dlbench.json"
 
-local CASES = tonumber(os.getenv("DLB_HFFUZZ_CASES") or "") or 100
-local SEED = tonumber(os.getenv("DLB_HFFUZZ_SEED") or "") or 1
-local VERBOSE = os.getenv("DLB_HFFUZZ_VERBOSE")
+local F = require("fuzz_setup")("HFFUZZ") -- cases, seed, verbosity; Park-Miller rnd / pick
+local CASES, SEED, VERBOSE, rnd, pick = F.cases or 100, F.seed, F.verbose, F.rnd, F.pick
 
-local state = (SEED * 7919) % 2147483647
-if state == 0 then state = 1 end
-local function rnd(n) -- 1 .. n
-  state = (state * 48271) % 2147483647
-  return state % n + 1
-end
-local function pick(list) return list[rnd(#list)] end
 
 local FIXTURES = { "bert-base-uncased", "flan-t5-small", "gpt2", "llama-2-7b", "mistral-7b-v0.1",
   "mixtral-8x7b-v0.1", "pythia-160m", "qwen2-0.5b", "t5-small" }

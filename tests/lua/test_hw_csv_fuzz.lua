@@ -23,18 +23,8 @@
 local T = require "harness"
 local dlb = require "dlbench"
 
-local CASES = tonumber(os.getenv("DLB_HWFUZZ_CASES") or "") or 300
-local SEED = tonumber(os.getenv("DLB_HWFUZZ_SEED") or "") or 1
-local VERBOSE = os.getenv("DLB_HWFUZZ_VERBOSE")
-
--- Park-Miller: the same sequence under both backends (math.random differs)
-local state = (SEED * 7919) % 2147483647
-if state == 0 then state = 1 end
-local function rnd(n) -- 1 .. n
-  state = (state * 48271) % 2147483647
-  return state % n + 1
-end
-local function pick(list) return list[rnd(#list)] end
+local F = require("fuzz_setup")("HWFUZZ") -- cases, seed, verbosity; Park-Miller rnd / pick
+local CASES, SEED, VERBOSE, rnd, pick = F.cases or 300, F.seed, F.verbose, F.rnd, F.pick
 
 -- ---------------------------------------------------------------- the base texts
 

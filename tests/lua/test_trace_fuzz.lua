@@ -24,17 +24,9 @@ local dlb = require "dlbench"
 local json = require "dlbench.json"
 local tbl = require "dlbench.table"
 
-local CASES = tonumber(os.getenv("DLB_TRFUZZ_CASES") or "") or 30
-local SEED = tonumber(os.getenv("DLB_TRFUZZ_SEED") or "") or 1
-local VERBOSE = os.getenv("DLB_TRFUZZ_VERBOSE")
+local F = require("fuzz_setup")("TRFUZZ") -- cases, seed, verbosity; Park-Miller rnd / pick
+local CASES, SEED, VERBOSE, rnd, pick = F.cases or 30, F.seed, F.verbose, F.rnd, F.pick
 
-local state = (SEED * 7919) % 2147483647
-if state == 0 then state = 1 end
-local function rnd(n) -- 1 .. n
-  state = (state * 48271) % 2147483647
-  return state % n + 1
-end
-local function pick(list) return list[rnd(#list)] end
 
 -- The fixtures' events as plain rows (the small ones: each case writes and reads one).
 local FIXTURES = { "gpu_cuda_synthetic.json", "gpu_rocm_synthetic.json.gz", "cnn_b32.pt.trace.json.gz" }
