@@ -787,7 +787,15 @@ function core.onnx_read(path, unknown, loss)
   local f = core._onnx_facts(m)
   return core._onnx_take_graph(m), rep, f
 end
--- a JSON document as Lua values (null leaves the key out; arrays are 1-based sequences)
+-- a JSON document as Lua values: arrays are 1-based sequences; an object's null leaves the
+-- key out (a config reader sees it absent, its default); an array's null item is
+-- core.json_null, so that the items after it keep their positions (dropping it shifted
+-- them: [1,null,3] read as {1,3}, a silent wrong value at index 2). json_null is one
+-- read-only empty table; tostring gives "null", getmetatable "dlbench.json_null", and
+-- dlbench.json writes it back as null.
+core.json_null = setmetatable({}, { __metatable = "dlbench.json_null",
+  __tostring = function() return "null" end,
+  __newindex = function() error("dlb.core.json_null is read-only", 2) end })
 local function json_tree(j)
   local refs, root = {}, nil
   for i = 0, core._json_count(j) - 1 do
@@ -796,7 +804,8 @@ local function json_tree(j)
     if t == E.DLB_JSON_FALSE or t == E.DLB_JSON_TRUE then v = t == E.DLB_JSON_TRUE
     elseif t == E.DLB_JSON_NUMBER then v = num
     elseif t == E.DLB_JSON_STRING then v = str
-    elseif t ~= E.DLB_JSON_NULL then v = {}; refs[i] = v end
+    elseif t ~= E.DLB_JSON_NULL then v = {}; refs[i] = v
+    elseif parent >= 0 and key == nil then v = core.json_null end
     if v ~= nil then
       if parent < 0 then root = v
       elseif key ~= nil then refs[parent][key] = v

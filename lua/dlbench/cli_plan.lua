@@ -7,6 +7,7 @@
 -- every default it applied is named in its output (docs/cli.md).
 local doc = require "dlbench.doc"
 local tbl_numtext = require("dlbench.table").numtext
+local csvnumber = require("dlbench.table_io").csvnumber
 
 local M = {}
 
@@ -91,9 +92,14 @@ local function parse(cmd, args, spec, usage, raise)
   return pos, o
 end
 
--- A positive number from an option ("15e12", "1024"); whole when `whole`.
+-- A positive number from an option ("15e12", "1024"); whole when `whole`. Decimal only, by
+-- the one rule of every dlbench number text (dlb.read_csv's and hw_csv's, table_io.csvnumber):
+-- tonumber took hexadecimal, which Lua 5.4 wraps to 64-bit integers (--gpus
+-- 0x10000000000000008 was 8 there, 1.8e19 under LuaJIT) and binary under LuaJIT only
+-- ("0b101"). A whole number is an integer under Lua 5.4 (as tonumber("8") was), when it fits.
 local function number(cmd, name, s, whole)
-  local v = tonumber(s)
+  local v = type(s) == "string" and csvnumber(s) or nil
+  if v and whole and math.tointeger then v = math.tointeger(v) or v end
   if not v or v ~= v or v <= 0 or v == math.huge or (whole and v ~= math.floor(v)) then
     fail(cmd, string.format("--%s must be a %s, got '%s'", name,
       whole and "whole number >= 1" or "number > 0", tostring(s)), 2)

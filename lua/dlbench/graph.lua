@@ -161,13 +161,17 @@ end
 
 -- An op's options: `name` plus its own. The loop is the hot path of graph building (no
 -- table made); an unknown key is reported by the library's one checker (dlbench.options).
+-- The loops are not nested (LuaJIT #827, docs/security.md): the first unknown key ends the
+-- walk, and the checker names the bad key after it.
 local function checkopts(opts, valid, what)
+  local bad = false
   for k in pairs(opts) do
-    if k ~= "name" and not valid[k] then
-      local all = { name = true }
-      for kk in pairs(valid) do all[kk] = true end
-      options.check(opts, all, what, 3)
-    end
+    if k ~= "name" and not valid[k] then bad = true; break end
+  end
+  if bad then
+    local all = { name = true }
+    for kk in pairs(valid) do all[kk] = true end
+    options.check(opts, all, what, 3)
   end
 end
 

@@ -32,21 +32,35 @@ local function resolve(name)
 end
 
 -- A name for a value found among the globals and the loaded modules, or nil.
-local function nameof(x)
-  for k, v in next, _G do
-    if v == x and type(k) == "string" then return k end
+-- The string keys of t, sorted: the walks below never nest a next() loop inside another
+-- (LuaJIT #827, docs/security.md), and a value with two names gets the same one every time.
+local function sorted_names(t)
+  local ks = {}
+  for k in next, t do
+    if type(k) == "string" then ks[#ks + 1] = k end
   end
-  for k, t in next, _G do
-    if type(t) == "table" and type(k) == "string" and k ~= "_G" and k ~= "package" then
-      for k2, v2 in next, t do
-        if v2 == x and type(k2) == "string" then return k .. "." .. k2 end
+  table.sort(ks)
+  return ks
+end
+
+local function nameof(x)
+  local globals = sorted_names(_G)
+  for _, k in ipairs(globals) do
+    if rawget(_G, k) == x then return k end
+  end
+  for _, k in ipairs(globals) do
+    local t = rawget(_G, k)
+    if type(t) == "table" and k ~= "_G" and k ~= "package" then
+      for _, k2 in ipairs(sorted_names(t)) do
+        if rawget(t, k2) == x then return k .. "." .. k2 end
       end
     end
   end
-  for mod, t in next, package.loaded do
-    if type(t) == "table" and type(mod) == "string" then
-      for k2, v2 in next, t do
-        if v2 == x and type(k2) == "string" then return mod .. "." .. k2 end
+  for _, mod in ipairs(sorted_names(package.loaded)) do
+    local t = package.loaded[mod]
+    if type(t) == "table" then
+      for _, k2 in ipairs(sorted_names(t)) do
+        if rawget(t, k2) == x then return mod .. "." .. k2 end
       end
     end
   end

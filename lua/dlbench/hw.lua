@@ -537,12 +537,16 @@ end
 -- list leaves out the device itself, so a weak-keyed entry never holds its own key alive
 -- (LuaJIT's weak tables are not ephemerons).
 local NESTED = setmetatable({}, { __mode = "k" })   -- device -> its nested proxies
+-- The children are collected before the recursion, so no pairs loop runs inside another
+-- (LuaJIT #827, docs/security.md: an outer loop ended early would miss a nested proxy).
 local function nested_of(p, out)
+  local kids = {}
   for _, v in pairs(DATA[p] or {}) do
-    if type(v) == "table" and DATA[v] then
-      out[#out + 1] = v
-      nested_of(v, out)
-    end
+    if type(v) == "table" and DATA[v] then kids[#kids + 1] = v end
+  end
+  for _, v in ipairs(kids) do
+    out[#out + 1] = v
+    nested_of(v, out)
   end
   return out
 end

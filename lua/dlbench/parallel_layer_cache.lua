@@ -27,8 +27,12 @@ local function keytext(v, seen)
   seen = seen or {}
   if seen[v] then return "<" .. tostring(v) .. ">" end
   seen[v] = true
+  -- the entries are collected before keytext recurses, so no pairs loop runs inside another
+  -- (LuaJIT #827, docs/security.md: an outer loop ended early would give two tables one key)
+  local ks, xs = {}, {}
+  for k, x in pairs(v) do ks[#ks + 1] = k; xs[#xs + 1] = x end
   local es = {}
-  for k, x in pairs(v) do es[#es + 1] = keytext(k, seen) .. "=" .. keytext(x, seen) end
+  for i = 1, #ks do es[i] = keytext(ks[i], seen) .. "=" .. keytext(xs[i], seen) end
   seen[v] = nil
   table.sort(es)
   return "{" .. table.concat(es, ",") .. "}"
