@@ -29,6 +29,7 @@
 #include <zlib.h>
 
 #include "dlbench.h"
+#include "trace_readback.h"
 
 static int memfd = -1;
 static char path[64];
@@ -46,23 +47,6 @@ static size_t gz(const uint8_t *src, size_t n, uint8_t *out, size_t cap) {
   return r == Z_STREAM_END ? got : 0;
 }
 
-/* Every column of every event of t read (ASan sees an offset or a length gone wrong). */
-static void readback(const dlb_trace *t) {
-  size_t n = dlb_trace_count(t);
-  volatile double sink = dlb_trace_bytes(t);
-  for (int c = 0; c < DLB_TRACE_NNUMBERS; c++) {
-    const double *v = dlb_trace_numbers(t, c);
-    for (size_t i = 0; i < n; i++) sink += v[i];
-  }
-  for (int c = 0; c < DLB_TRACE_NSTRINGS; c++)
-    for (size_t i = 0; i < n; i++) {
-      const char *s = dlb_trace_string(t, c, i);
-      if (s) sink += (double)strlen(s);
-      if (s != dlb_trace_text(t, dlb_trace_string_id(t, c, i))) abort();
-    }
-  (void)sink;
-}
-
 /* A failure names the file. */
 static void failed(void) {
   const char *m = dlb_last_error();
@@ -76,7 +60,7 @@ static void failed(void) {
 static int whole(const dlb_trace_limits *lim, size_t *n, double *bytes) {
   dlb_trace *t = dlb_trace_read_limits(path, lim);
   if (!t) { failed(); return 0; }
-  readback(t);
+  (void)trace_readback(t);
   *n = dlb_trace_count(t), *bytes = dlb_trace_bytes(t);
   if (lim && *n > lim->max_events) abort();
   dlb_trace_free(t);
@@ -92,7 +76,7 @@ static int streamed(const dlb_trace_limits *lim, size_t batch, size_t *n, double
   for (int rounds = 0;; rounds++) {
     if (dlb_trace_next(t, batch, &count) != DLB_OK) { failed(); ok = 0; break; }
     if (count == 0) break;
-    readback(t);
+    (void)trace_readback(t);
     total += count;
     if (rounds > 1 << 20) abort(); /* no end: a hang */
   }
