@@ -99,6 +99,20 @@ local function additive(dtype, raw, node)         -- scores + mask (an initializ
 end
 local BOOL1, BOOL0 = "\1", "\0"
 
+-- A 2S x 2S lower-triangular boolean buffer sliced to S x S from row r0, column c0 (as GPT-2's
+-- exported bias buffer is, before Where keeps the scores): a mask builder for the cases below
+local function sliced_tril(r0, c0)
+  return function(sc, p)
+    return { const(p .. "st", INT64, { 2 }, i64(r0) .. i64(c0)),
+      const(p .. "en", INT64, { 2 }, i64(r0 + S) .. i64(c0 + S)),
+      const(p .. "ax", INT64, { 2 }, i64(2) .. i64(3)),
+      H.node("Slice", { p .. "buf", p .. "st", p .. "en", p .. "ax" }, { p .. "mask" }, p .. "slice"),
+      const(p .. "fill", FLOAT, {}, NEGINF),
+      H.node("Where", { p .. "mask", sc, p .. "fill" }, { p .. "ms" }, p .. "where") },
+      { tensor(p .. "buf", BOOL, { 1, 1, 2 * S, 2 * S }, grid(1, 2 * S, 2 * S, tril(0), BOOL1, BOOL0)) }, p .. "ms"
+  end
+end
+
 T.test("the causal masks exporters write are read as causal", function()
   local cases = {
     { "GPT-2: Where(tril buffer, scores, -inf)", where_keep(grid(1, S, S, tril(0), BOOL1, BOOL0)) },
@@ -131,14 +145,7 @@ T.test("the causal masks exporters write are read as causal", function()
         H.node("Unsqueeze", { p .. "mask", p .. "ax" }, { p .. "mask4" }, p .. "unsqueeze"),
         H.node("Add", { sc, p .. "mask4" }, { p .. "ms" }, p .. "add") }, {}, p .. "ms"
     end },
-    { "a 2S buffer sliced to its last S rows and columns", function(sc, p)
-      return { const(p .. "st", INT64, { 2 }, i64(S) .. i64(S)), const(p .. "en", INT64, { 2 }, i64(2 * S) .. i64(2 * S)),
-        const(p .. "ax", INT64, { 2 }, i64(2) .. i64(3)),
-        H.node("Slice", { p .. "buf", p .. "st", p .. "en", p .. "ax" }, { p .. "mask" }, p .. "slice"),
-        const(p .. "fill", FLOAT, {}, NEGINF),
-        H.node("Where", { p .. "mask", sc, p .. "fill" }, { p .. "ms" }, p .. "where") },
-        { tensor(p .. "buf", BOOL, { 1, 1, 2 * S, 2 * S }, grid(1, 2 * S, 2 * S, tril(0), BOOL1, BOOL0)) }, p .. "ms"
-    end },
+    { "a 2S buffer sliced to its last S rows and columns", sliced_tril(S, S) },
   }
   for _, c in ipairs(cases) do
     local g = import { c[2] }
@@ -169,14 +176,7 @@ T.test("masks that are not causal are not read as causal", function()
     { "a padding mask (a graph input)", function(sc, p)
       return { H.node("Add", { sc, "pad" }, { p .. "ms" }, p .. "add") }, {}, p .. "ms"
     end, { pad } },
-    { "a 2S buffer sliced to rows S..2S, columns 0..S (offset S)", function(sc, p)
-      return { const(p .. "st", INT64, { 2 }, i64(S) .. i64(0)), const(p .. "en", INT64, { 2 }, i64(2 * S) .. i64(S)),
-        const(p .. "ax", INT64, { 2 }, i64(2) .. i64(3)),
-        H.node("Slice", { p .. "buf", p .. "st", p .. "en", p .. "ax" }, { p .. "mask" }, p .. "slice"),
-        const(p .. "fill", FLOAT, {}, NEGINF),
-        H.node("Where", { p .. "mask", sc, p .. "fill" }, { p .. "ms" }, p .. "where") },
-        { tensor(p .. "buf", BOOL, { 1, 1, 2 * S, 2 * S }, grid(1, 2 * S, 2 * S, tril(0), BOOL1, BOOL0)) }, p .. "ms"
-    end },
+    { "a 2S buffer sliced to rows S..2S, columns 0..S (offset S)", sliced_tril(S, 0) },
   }
   for _, c in ipairs(cases) do
     local g = import({ c[2] }, c[3])
